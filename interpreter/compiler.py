@@ -1,0 +1,963 @@
+"""Checked AST to executable closures, once, before play.
+
+Expressions become `f(rt, env)` closures. Statement bodies become flat lists of instructions
+`ins(rt, frame)`; loops and choices are jumps, so a body can stop at a decision and resume later
+from data alone (procedure name, instruction index and local names).
+"""
+from __future__ import annotations
+
+from rulesdsl import ast as A
+from rulesdsl.checker import ANY, INT, PLAYER, Model
+
+SUSPEND = object()
+
+
+class RuleError(Exception):
+    """A rule failed while running: carries the span of the statement that failed."""
+
+    def __init__(self, message: str, span: A.Span | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+
+
+class Proc:
+    """A compiled body: instructions, the span of each, and its parameter list."""
+
+    __slots__ = ("name", "code", "spans", "params", "requires", "kind")
+
+    def __init__(self, name, kind):
+        self.name = name
+        self.kind = kind
+        self.code: list = []
+        self.spans: list = []
+        self.params: tuple = ()
+        self.requires = None
+
+    def emit(self, ins, span) -> int:
+        """Append an instruction; return its index."""
+        self.code.append(ins)
+        self.spans.append(span)
+        return len(self.code) - 1
+
+
+class Compiler:
+    """Turns a Model into procedures and the static tables the runtime needs."""
+
+    def __init__(self, model: Model, params: dict):
+        self.m = model
+        self.types = model.types
+        self.param_values = params
+        self.procs: dict[str, Proc] = {}
+        self.funcs: dict = {}
+        self._tmp = 0
+        self._loops: list[list] = []
+        self.trigger_procs: dict[tuple, list] = {}
+
+    # ---- helpers ------------------------------------------------------------------------------
+    def tmp(self, stem: str) -> str:
+        self._tmp += 1
+        return f"${stem}{self._tmp}"
+
+    def t(self, e):
+        return self.types.get(e, ANY)
+
+    def compile_all(self):
+        m = self.m
+        for name, fn in m.funcs.items():
+            self.funcs[name] = None
+        for name, fn in m.funcs.items():
+            self.compile_func(fn)
+        for name, act in m.actions.items():
+            proc = Proc(name, "action")
+            proc.params = tuple((p.name, self.expr(p.default) if p.default is not None else None)
+                                for p in act.params)
+            proc.requires = self.expr(act.requires) if act.requires is not None else None
+            self.body(proc, act.body)
+            self.procs["action:" + name] = proc
+        if m.setup is not None:
+            proc = Proc("setup", "setup")
+            self.body(proc, m.setup.body)
+            self.procs["setup"] = proc
+        for ph in m.round.phases:
+            proc = Proc(ph.name, "phase")
+            self.body(proc, ph.body)
+            self.procs["phase:" + ph.name] = proc
+        for i, trig in enumerate(m.triggers):
+            proc = Proc(f"on {trig.event} {trig.target}", "trigger")
+            proc.params = tuple((n, None) for n in trig.names)
+            self.body(proc, trig.body)
+            key = f"trigger:{i}"
+            self.procs[key] = proc
+            self.trigger_procs.setdefault((trig.event, trig.target), []).append(key)
+        return self
+
+    def compile_func(self, fn):
+        if self.funcs.get(fn.name) is not None:
+            return
+        names = tuple(p.name for p in fn.params)
+        defaults = tuple(self.expr(p.default) if p.default is not None else None for p in fn.params)
+        holder = {}
+
+        def call(rt, args, _names=names, _defaults=defaults, _h=holder):
+            env = {}
+            for i, n in enumerate(_names):
+                env[n] = args[i] if i < len(args) else _defaults[i](rt, env)
+            return _h["body"](rt, env)
+        self.funcs[fn.name] = call
+        holder["body"] = self.expr(fn.body)
+
+    # ---- expressions --------------------------------------------------------------------------
+    def expr(self, e):
+        return getattr(self, "x_" + type(e).__name__)(e)
+
+    def x_Lit(self, e):
+        v = e.value
+        return lambda rt, env: v
+
+    def x_Name(self, e):
+        n = e.id
+        t = self.t(e)
+        m = self.m
+        if self.m.calls.get(e, ("",))[0] == "local":
+            return lambda rt, env: env[n]
+        if n in m.params:
+            v = self.param_values[n]
+            return lambda rt, env: v
+        if t[0] == "zone" and n in m.zones:
+            return lambda rt, env: n
+        if t[0] == "grid" and n in m.grids:
+            return lambda rt, env: n
+        if n in m.counters and t[0] in ("int", "keyed") and not m.counters[n].per_player:
+            if t == INT:
+                return lambda rt, env: rt.st.counters[n]
+            return lambda rt, env: n
+        if n == "players":
+            return lambda rt, env: list(range(rt.st.player_count))
+        if n == "player_count":
+            return lambda rt, env: rt.st.player_count
+        if t[0] in ("track", "marker", "kind"):
+            return lambda rt, env: n
+
+        # An enum value or an action name: the value is the name itself.
+        return lambda rt, env: n
+
+    def x_ListLit(self, e):
+        items = [self.expr(i) for i in e.items]
+        return lambda rt, env: [f(rt, env) for f in items]
+
+    def x_Attr(self, e):
+        obj = self.expr(e.obj)
+        ot = self.t(e.obj)
+        n = e.name
+        m = self.m
+        if ot == PLAYER:
+            if n in m.zones or n in m.grids:
+                keys = self.player_keys(n)
+                return lambda rt, env: keys[obj(rt, env)]
+            if n in m.counters:
+                if self.t(e)[0] == "keyed":
+                    return lambda rt, env: (n, obj(rt, env))
+                return lambda rt, env: rt.st.counters[n][obj(rt, env)]
+        if ot[0] == "card":
+            if n == "name":
+                return lambda rt, env: rt.names[rt.st.card_def[obj(rt, env)]]
+            return lambda rt, env: rt.fields[rt.st.card_def[obj(rt, env)]][n]
+        if ot[0] == "def":
+            if n == "name":
+                return lambda rt, env: rt.names[obj(rt, env)]
+            return lambda rt, env: rt.fields[obj(rt, env)][n]
+        if ot[0] == "cell":
+            g = ot[1]
+            if n == "x":
+                return lambda rt, env: obj(rt, env) % rt.grid_meta[g].width + 1
+            if n == "y":
+                return lambda rt, env: obj(rt, env) // rt.grid_meta[g].width + 1
+            return lambda rt, env: rt.grid_meta[g].cell_data[obj(rt, env)][n]
+        if ot[0] == "line":
+            g = ot[1]
+            return lambda rt, env: rt.grid_meta[g].line_data[obj(rt, env)][n]
+        if ot[0] == "space":
+            tr = ot[1]
+            if n == "index":
+                return lambda rt, env: obj(rt, env)
+            return lambda rt, env: rt.track_meta[tr].space_data[obj(rt, env)][n]
+        raise RuleError(f"cannot read `{n}` here", e.span)
+
+    def player_keys(self, name):
+        return self.m_player_keys[name]
+
+    def x_Index(self, e):
+        obj = self.expr(e.obj)
+        idx = self.expr(e.index)
+        if self.t(e.obj)[0] == "keyed":
+            def keyed(rt, env):
+                ref = obj(rt, env)
+                return rt.keyed_get(ref, idx(rt, env))
+            return keyed
+        return lambda rt, env: obj(rt, env)[idx(rt, env)]
+
+    def x_Unary(self, e):
+        f = self.expr(e.operand)
+        if e.op == "-":
+            return lambda rt, env: -f(rt, env)
+        return lambda rt, env: not f(rt, env)
+
+    def x_Binary(self, e):
+        op = e.op
+        a = self.expr(e.left)
+        b = self.expr(e.right)
+        if op == "and":
+            return lambda rt, env: a(rt, env) and b(rt, env)
+        if op == "or":
+            return lambda rt, env: a(rt, env) or b(rt, env)
+        if op == "in":
+            coll = self.as_list(e.right, b)
+            return lambda rt, env: a(rt, env) in coll(rt, env)
+        if op == "+" and self.t(e)[0] == "list":
+            la = self.as_list(e.left, a)
+            lb = self.as_list(e.right, b)
+            return lambda rt, env: la(rt, env) + lb(rt, env)
+        ops = {
+            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
+            "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
+            "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
+        }
+        if op in ("/", "%"):
+            span = e.span
+
+            def divide(rt, env):
+                y = b(rt, env)
+                if y == 0:
+                    raise RuleError("division by zero", span)
+                return a(rt, env) // y if op == "/" else a(rt, env) % y
+            return divide
+        if op == "==":
+            return lambda rt, env: a(rt, env) == b(rt, env)
+        if op == "!=":
+            return lambda rt, env: a(rt, env) != b(rt, env)
+        if op == "<":
+            return lambda rt, env: a(rt, env) < b(rt, env)
+        if op == "<=":
+            return lambda rt, env: a(rt, env) <= b(rt, env)
+        if op == ">":
+            return lambda rt, env: a(rt, env) > b(rt, env)
+        if op == ">=":
+            return lambda rt, env: a(rt, env) >= b(rt, env)
+        if op == "+":
+            return lambda rt, env: a(rt, env) + b(rt, env)
+        if op == "-":
+            return lambda rt, env: a(rt, env) - b(rt, env)
+        fn = ops[op]
+        return lambda rt, env: fn(a(rt, env), b(rt, env))
+
+    def x_Range(self, e):
+        lo = self.expr(e.lo)
+        hi = self.expr(e.hi)
+        return lambda rt, env: list(range(lo(rt, env), hi(rt, env) + 1))
+
+    def x_Cond(self, e):
+        t = self.expr(e.test)
+        a = self.expr(e.then)
+        b = self.expr(e.other)
+        return lambda rt, env: a(rt, env) if t(rt, env) else b(rt, env)
+
+    def as_list(self, node, f=None):
+        """A closure returning the elements of a collection-typed expression."""
+        f = f or self.expr(node)
+        t = self.t(node)
+        if t[0] == "zone":
+            return lambda rt, env: rt.st.zones[f(rt, env)]
+        if t[0] == "grid":
+            return lambda rt, env: [c for c in rt.st.grids[f(rt, env)] if c is not None]
+        return f
+
+    def lam(self, coll_node, body_node):
+        """(collection closure, per-element closure) for aggregates that bind `it`."""
+        coll = self.as_list(coll_node)
+        elem_t = self.elem_type(coll_node)
+        if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
+                and body_node.obj.id == "it" and elem_t[0] == "card"):
+            n = body_node.name
+            if n == "name":
+                return coll, ("name", None)
+            return coll, ("field", n)
+        body = self.expr(body_node)
+        return coll, ("expr", body)
+
+    def elem_type(self, node):
+        t = self.t(node)
+        if t[0] == "list":
+            return t[1]
+        if t[0] == "zone":
+            return ("card", t[1])
+        if t[0] == "grid":
+            return ("card", self.m.grids[t[1]].kind)
+        return ANY
+
+    @staticmethod
+    def each(body):
+        """Turn a lambda descriptor into `values(rt, env, elements)`."""
+        kind, arg = body
+        if kind == "field":
+            return lambda rt, env, xs: [rt.fields[rt.st.card_def[x]][arg] for x in xs]
+        if kind == "name":
+            return lambda rt, env, xs: [rt.names[rt.st.card_def[x]] for x in xs]
+
+        def values(rt, env, xs):
+            saved = env.get("it")
+            out = []
+            for x in xs:
+                env["it"] = x
+                out.append(arg(rt, env))
+            env["it"] = saved
+            return out
+        return values
+
+    def x_Filter(self, e):
+        coll = self.as_list(e.coll)
+        cond = e.cond
+        elem_t = self.elem_type(e.coll)
+        # Fast path: `it.field OP constant` on cards.
+        if (isinstance(cond, A.Binary) and cond.op in ("==", "!=", "<=", "<", ">=", ">")
+                and isinstance(cond.left, A.Attr) and isinstance(cond.left.obj, A.Name)
+                and cond.left.obj.id == "it" and elem_t[0] == "card" and cond.left.name != "name"
+                and not self._mentions_it(cond.right)):
+            field = cond.left.name
+            rhs = self.expr(cond.right)
+            op = cond.op
+            import operator
+            fn = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, "<": operator.lt,
+                  ">=": operator.ge, ">": operator.gt}[op]
+
+            def fast(rt, env):
+                v = rhs(rt, env)
+                F, cd = rt.fields, rt.st.card_def
+                return [x for x in coll(rt, env) if fn(F[cd[x]][field], v)]
+            return fast
+        c = self.expr(cond)
+
+        def slow(rt, env):
+            saved = env.get("it")
+            out = []
+            for x in coll(rt, env):
+                env["it"] = x
+                if c(rt, env):
+                    out.append(x)
+            env["it"] = saved
+            return out
+        return slow
+
+    def _mentions_it(self, e):
+        if isinstance(e, A.Name):
+            return e.id == "it"
+        for field in ("obj", "left", "right", "operand", "coll", "cond", "test", "then", "other", "lo", "hi", "index"):
+            sub = getattr(e, field, None)
+            if sub is not None and not isinstance(sub, (str, int)) and self._mentions_it(sub):
+                return True
+        for sub in getattr(e, "args", ()) or getattr(e, "items", ()):
+            if self._mentions_it(sub):
+                return True
+        return False
+
+    def x_Call(self, e):
+        kind, name = self.m.calls[e]
+        if kind == "func":
+            fn = self.funcs
+            args = [self.expr(a) for a in e.args]
+            if len(args) == 1:
+                a0 = args[0]
+                return lambda rt, env: fn[name](rt, (a0(rt, env),))
+            return lambda rt, env: fn[name](rt, tuple(a(rt, env) for a in args))
+        return getattr(self, "b_" + name)(e)
+
+    # built-ins
+    def b_count(self, e):
+        coll = self.as_list(e.args[0])
+        return lambda rt, env: len(coll(rt, env))
+
+    def b_sum(self, e):
+        coll, body = self.lam(e.args[0], e.args[1])
+        if body[0] == "field":
+            field = body[1]
+
+            def sum_field(rt, env):
+                F, cd = rt.fields, rt.st.card_def
+                return sum(F[cd[x]][field] for x in coll(rt, env))
+            return sum_field
+        vals = self.each(body)
+        return lambda rt, env: sum(vals(rt, env, coll(rt, env)))
+
+    def _minmax(self, e, pick):
+        if self.t(e.args[0]) == INT:
+            a = self.expr(e.args[0])
+            b = self.expr(e.args[1])
+            return lambda rt, env: pick(a(rt, env), b(rt, env))
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+        span = e.span
+
+        def agg(rt, env):
+            vs = vals(rt, env, coll(rt, env))
+            if not vs:
+                raise RuleError("min/max of an empty collection", span)
+            return pick(vs)
+        return agg
+
+    def b_min(self, e):
+        return self._minmax(e, min)
+
+    def b_max(self, e):
+        return self._minmax(e, max)
+
+    def b_any(self, e):
+        coll = self.as_list(e.args[0])
+        return lambda rt, env: len(coll(rt, env)) > 0
+
+    def b_all(self, e):
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+        return lambda rt, env: all(vals(rt, env, coll(rt, env)))
+
+    def b_count_distinct(self, e):
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+        return lambda rt, env: len(set(vals(rt, env, coll(rt, env))))
+
+    def b_abs(self, e):
+        a = self.expr(e.args[0])
+        return lambda rt, env: abs(a(rt, env))
+
+    def b_top(self, e):
+        z = self.expr(e.args[0])
+
+        def top(rt, env):
+            lst = rt.st.zones[z(rt, env)]
+            return lst[-1] if lst else None
+        return top
+
+    def b_bottom(self, e):
+        z = self.expr(e.args[0])
+
+        def bottom(rt, env):
+            lst = rt.st.zones[z(rt, env)]
+            return lst[0] if lst else None
+        return bottom
+
+    def b_first(self, e):
+        coll = self.as_list(e.args[0])
+
+        def first(rt, env):
+            lst = coll(rt, env)
+            return lst[0] if lst else None
+        return first
+
+    def b_last(self, e):
+        coll = self.as_list(e.args[0])
+
+        def last(rt, env):
+            lst = coll(rt, env)
+            return lst[-1] if lst else None
+        return last
+
+    def b_defs(self, e):
+        kind = e.args[0].id
+        return lambda rt, env: list(rt.defs_by_kind[kind])
+
+    def b_random(self, e):
+        coll = self.as_list(e.args[0])
+        return lambda rt, env: rt.random_choice(coll(rt, env))
+
+    def b_holder(self, e):
+        name = e.args[0].id
+        span = e.span
+
+        def holder(rt, env):
+            h = rt.st.markers.get(name)
+            if h is None:
+                raise RuleError(f"nobody holds `{name}` yet", span)
+            return h
+        return holder
+
+    def b_next_player(self, e):
+        p = self.expr(e.args[0])
+        return lambda rt, env: (p(rt, env) + 1) % rt.st.player_count
+
+    def b_turn_order(self, e):
+        p = self.expr(e.args[0])
+
+        def order(rt, env):
+            start, n = p(rt, env), rt.st.player_count
+            return [(start + i) % n for i in range(n)]
+        return order
+
+    def b_seat(self, e):
+        p = self.expr(e.args[0])
+        return lambda rt, env: p(rt, env) + 1
+
+    def b_player(self, e):
+        s = self.expr(e.args[0])
+        span = e.span
+
+        def player(rt, env):
+            seat = s(rt, env)
+            if not 1 <= seat <= rt.st.player_count:
+                raise RuleError(f"there is no seat {seat}", span)
+            return seat - 1
+        return player
+
+    def b_space(self, e):
+        name = e.args[0].id
+        p = self.expr(e.args[1])
+        span = e.span
+
+        def space(rt, env):
+            pos = rt.st.tracks[name][p(rt, env)]
+            if pos is None:
+                raise RuleError("this piece is not on the track", span)
+            return pos
+        return space
+
+    b_position = b_space
+
+    def b_free_spaces(self, e):
+        name = e.args[0].id
+        p = self.expr(e.args[1])
+
+        def free(rt, env):
+            me = p(rt, env)
+            positions = rt.st.tracks[name]
+            others = {pos for i, pos in enumerate(positions) if i != me and pos is not None}
+            return rt.track_meta[name].size - len(others)
+        return free
+
+    def b_frontier(self, e):
+        g = self.expr(e.args[0])
+        gname = self.t(e.args[0])[1]
+
+        def frontier(rt, env):
+            meta = rt.grid_meta[gname]
+            cells = rt.st.grids[g(rt, env)]
+            return [i for i in meta.playable if cells[i] is None
+                    and any(cells[j] is not None for j in meta.adjacent[i])]
+        return frontier
+
+    def b_empty_cells(self, e):
+        g = self.expr(e.args[0])
+        gname = self.t(e.args[0])[1]
+
+        def empty(rt, env):
+            cells = rt.st.grids[g(rt, env)]
+            return [i for i in rt.grid_meta[gname].playable if cells[i] is None]
+        return empty
+
+    def b_cell(self, e):
+        gname = self.t(e.args[0])[1]
+        x = self.expr(e.args[1])
+        y = self.expr(e.args[2])
+        span = e.span
+
+        def cell(rt, env):
+            meta = rt.grid_meta[gname]
+            cx, cy = x(rt, env), y(rt, env)
+            if not (1 <= cx <= meta.width and 1 <= cy <= meta.height):
+                raise RuleError(f"cell ({cx}, {cy}) is outside the grid", span)
+            return (cy - 1) * meta.width + (cx - 1)
+        return cell
+
+    def b_neighbors(self, e):
+        gname = self.t(e.args[0])[1]
+        c = self.expr(e.args[1])
+        return lambda rt, env: list(rt.grid_meta[gname].adjacent[c(rt, env)])
+
+    def b_card_at(self, e):
+        g = self.expr(e.args[0])
+        c = self.expr(e.args[1])
+        return lambda rt, env: rt.st.grids[g(rt, env)][c(rt, env)]
+
+    # ---- statements ---------------------------------------------------------------------------
+    def body(self, proc: Proc, stmts):
+        for s in stmts:
+            getattr(self, "s_" + type(s).__name__)(proc, s)
+
+    def s_Let(self, proc, s):
+        f = self.expr(s.value)
+        name = s.name
+
+        def let(rt, fr):
+            fr.env[name] = f(rt, fr.env)
+        proc.emit(let, s.span)
+
+    def counter_ref(self, target):
+        """(name, closure giving the player or None, closure giving the key or None)."""
+        if isinstance(target, A.Name):
+            return target.id, None, None
+        if isinstance(target, A.Attr):
+            return target.name, self.expr(target.obj), None
+        base = target.obj
+        key = self.expr(target.index)
+        if isinstance(base, A.Name):
+            return base.id, None, key
+        return base.name, self.expr(base.obj), key
+
+    def s_Set(self, proc, s):
+        name, who, key = self.counter_ref(s.target)
+        val = self.expr(s.value)
+        op = s.op
+
+        def set_counter(rt, fr):
+            env = fr.env
+            rt.set_counter(name, who(rt, env) if who else None, key(rt, env) if key else None,
+                           op, val(rt, env))
+        proc.emit(set_counter, s.span)
+
+    def s_Move(self, proc, s):
+        what = self.expr(s.what)
+        wt = self.t(s.what)
+        dest = self.expr(s.dest)
+        bottom = s.bottom
+        if wt[0] == "zone":
+            def move_zone(rt, fr):
+                env = fr.env
+                rt.move_many(list(rt.st.zones[what(rt, env)]), dest(rt, env), bottom)
+            proc.emit(move_zone, s.span)
+        elif wt[0] == "list":
+            def move_list(rt, fr):
+                env = fr.env
+                rt.move_many(list(what(rt, env)), dest(rt, env), bottom)
+            proc.emit(move_list, s.span)
+        else:
+            def move_one(rt, fr):
+                env = fr.env
+                card = what(rt, env)
+                if card is not None:
+                    rt.move(card, dest(rt, env), bottom)
+            proc.emit(move_one, s.span)
+
+    def s_Draw(self, proc, s):
+        src = self.expr(s.src)
+        refill = self.expr(s.refill) if s.refill is not None else None
+        dest = self.expr(s.dest)
+        name = s.name
+
+        def draw(rt, fr):
+            env = fr.env
+            env[name] = rt.draw(src(rt, env), refill(rt, env) if refill else None, dest(rt, env))
+        proc.emit(draw, s.span)
+
+    def s_Shuffle(self, proc, s):
+        z = self.expr(s.zone)
+        proc.emit(lambda rt, fr: rt.shuffle(z(rt, fr.env)), s.span)
+
+    def s_Create(self, proc, s):
+        what = self.expr(s.what)
+        many = self.t(s.what)[0] == "list"
+        times = self.expr(s.times) if s.times is not None else (lambda rt, env: 1)
+        dest = self.expr(s.dest)
+
+        def create(rt, fr):
+            env = fr.env
+            defs = what(rt, env) if many else [what(rt, env)]
+            n = times(rt, env)
+            key = dest(rt, env)
+            for d in defs:
+                for _ in range(n):
+                    rt.create(d, key)
+        proc.emit(create, s.span)
+
+    def jump(self, proc, span):
+        """Emit a jump whose target is patched later; return a setter."""
+        target = [0]
+
+        def jmp(rt, fr):
+            fr.pc = target[0]
+        proc.emit(jmp, span)
+        return target
+
+    def s_If(self, proc, s):
+        ends = []
+        for cond, body in s.branches:
+            c = self.expr(cond)
+            skip = [0]
+
+            def test(rt, fr, c=c, skip=skip):
+                if not c(rt, fr.env):
+                    fr.pc = skip[0]
+            proc.emit(test, cond.span)
+            self.body(proc, body)
+            ends.append(self.jump(proc, s.span))
+            skip[0] = len(proc.code)
+        if s.other is not None:
+            self.body(proc, s.other)
+        end = len(proc.code)
+        for target in ends:
+            target[0] = end
+
+    def loop_over(self, proc, span, items_fn, var, body_fn):
+        """Compile `for var in items` around body_fn(); a snapshot of the items is iterated."""
+        lst, idx = self.tmp("items"), self.tmp("i")
+        end = [0]
+
+        def init(rt, fr):
+            fr.env[lst] = list(items_fn(rt, fr.env))
+            fr.env[idx] = 0
+        proc.emit(init, span)
+
+        def step(rt, fr):
+            env = fr.env
+            i = env[idx]
+            items = env[lst]
+            if i >= len(items):
+                del env[lst], env[idx]
+                fr.pc = end[0]
+                return
+            if var is not None:
+                env[var] = items[i]
+            env[idx] = i + 1
+        head = proc.emit(step, span)
+        self._loops.append([])
+        body_fn()
+        back = self.jump(proc, span)
+        back[0] = head
+        end[0] = len(proc.code)
+        for target in self._loops.pop():
+            target[0] = end[0]
+
+    def s_For(self, proc, s):
+        items = self.as_list(s.iter)
+        self.loop_over(proc, s.span, items, s.var, lambda: self.body(proc, s.body))
+
+    def s_Repeat(self, proc, s):
+        count = self.expr(s.count)
+        self.loop_over(proc, s.span, lambda rt, env: range(max(0, count(rt, env))), None,
+                       lambda: self.body(proc, s.body))
+
+    def s_While(self, proc, s):
+        cond = self.expr(s.cond)
+        end = [0]
+
+        def test(rt, fr):
+            if not cond(rt, fr.env):
+                fr.pc = end[0]
+        head = proc.emit(test, s.span)
+        self._loops.append([])
+        self.body(proc, s.body)
+        back = self.jump(proc, s.span)
+        back[0] = head
+        end[0] = len(proc.code)
+        for target in self._loops.pop():
+            target[0] = end[0]
+
+    def s_Break(self, proc, s):
+        self._loops[-1].append(self.jump(proc, s.span))
+
+    def s_Return(self, proc, s):
+        def ret(rt, fr):
+            fr.pc = len(rt.procs[fr.proc].code)
+        proc.emit(ret, s.span)
+
+    def chooser(self, by):
+        if by is None:
+            return None
+        return self.expr(by)
+
+    def s_ChooseOptions(self, proc, s):
+        by = self.chooser(s.by)
+        conds = [(opt.name, self.expr(opt.cond) if opt.cond is not None else None) for opt in s.options]
+        targets = [0] * len(s.options)
+        prompt = s.prompt or "choose"
+        span = s.span
+
+        def choose(rt, fr):
+            env = fr.env
+            labels, pcs = [], []
+            for i, (name, cond) in enumerate(conds):
+                if cond is None or cond(rt, env):
+                    labels.append(name)
+                    pcs.append(targets[i])
+            if not labels:
+                raise RuleError("no option of this choice is available", span)
+            who = by(rt, env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "jump", "pcs": pcs})
+        proc.emit(choose, s.span)
+        ends = []
+        for i, opt in enumerate(s.options):
+            targets[i] = len(proc.code)
+            self.body(proc, opt.body)
+            ends.append(self.jump(proc, opt.span))
+        for t in ends:
+            t[0] = len(proc.code)
+
+    def s_ChooseItem(self, proc, s):
+        by = self.chooser(s.by)
+        items = self.as_list(s.coll)
+        elem = self.elem_type(s.coll)
+        var = s.var
+        end = [0]
+        prompt = f"choose {var}"
+
+        def choose(rt, fr):
+            env = fr.env
+            values = items(rt, env)
+            if not values:
+                fr.pc = end[0]
+                return None
+            labels, values = rt.options_for(values, elem)
+            who = by(rt, env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values})
+        proc.emit(choose, s.span)
+        self.body(proc, s.body)
+        end[0] = len(proc.code)
+
+    def s_Pick(self, proc, s):
+        by = self.chooser(s.by)
+        items = self.as_list(s.coll)
+        elem = self.elem_type(s.coll)
+        cost = self.expr(s.cost)
+        budget = self.expr(s.budget)
+        var, left, count = s.var, self.tmp("left"), self.tmp("picked")
+        end = [0]
+        prompt = f"pick {var}"
+
+        def init(rt, fr):
+            fr.env[left] = budget(rt, fr.env)
+            fr.env[count] = 0
+        proc.emit(init, s.span)
+
+        def pick(rt, fr):
+            env = fr.env
+            remaining = env[left]
+            affordable, costs = [], {}
+            saved = env.get(var)
+            for x in items(rt, env):
+                env[var] = x
+                c = cost(rt, env)
+                if c <= remaining:
+                    affordable.append(x)
+                    costs[x] = c
+            env[var] = saved
+            if not affordable:
+                del env[left], env[count]
+                fr.pc = end[0]
+                return None
+            labels, values = rt.options_for(affordable, elem)
+            values_costs = [costs[v] for v in values]
+            if env[count] > 0:
+                labels.append("stop")
+                values.append(None)
+                values_costs.append(0)
+            who = by(rt, fr.env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values,
+                                                "costs": values_costs, "left": left, "count": count,
+                                                "end": end[0]})
+        head = proc.emit(pick, s.span)
+        self._loops.append([])
+        self.body(proc, s.body)
+        back = self.jump(proc, s.span)
+        back[0] = head
+        end[0] = len(proc.code)
+        for target in self._loops.pop():
+            target[0] = end[0]
+
+    def s_Do(self, proc, s):
+        call = s.call
+        kind, name = self.m.calls[call]
+        args = [self.expr(a) for a in call.args]
+        if kind == "action":
+            def do_static(rt, fr):
+                env = fr.env
+                rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=True, span=s.span)
+            proc.emit(do_static, s.span)
+            return
+        func = self.expr(call.func)
+
+        def do_dynamic(rt, fr):
+            env = fr.env
+            target = func(rt, env)
+            if target is not None:
+                rt.perform(target, [a(rt, env) for a in args], fr.active, bonus=True, span=s.span)
+        proc.emit(do_dynamic, s.span)
+
+    def s_Actions(self, proc, s):
+        count = self.expr(s.count)
+        player = self.expr(s.player)
+        names = list(s.names)
+        unless = self.expr(s.unless) if s.unless is not None else None
+        distinct = s.unless is not None
+        left, used = self.tmp("actions"), self.tmp("used")
+        end = [0]
+
+        def init(rt, fr):
+            fr.env[left] = count(rt, fr.env)
+            fr.env[used] = []
+        proc.emit(init, s.span)
+
+        def offer(rt, fr):
+            env = fr.env
+            if env[left] <= 0:
+                fr.pc = end[0]
+                return None
+            p = player(rt, env)
+            lifted = unless(rt, env) if unless else True
+            labels = []
+            for n in names:
+                if distinct and not lifted and n in env[used]:
+                    continue
+                if rt.can_perform(n, [p]):
+                    labels.append(n)
+            if not labels:
+                rt.emit("no_action", {"left": env[left]}, p)
+                fr.pc = end[0]
+                return None
+            fr.pc -= 1  # come back here after the chosen action returns
+            return rt.ask(p, "action", labels, {"kind": "act", "player": p, "left": left, "used": used})
+        proc.emit(offer, s.span)
+        end[0] = len(proc.code)
+
+    def s_Advance(self, proc, s):
+        piece = self.expr(s.piece)
+        dist = self.expr(s.distance)
+        track = s.track
+        jumped = self.tmp("jumped")
+        span = s.span
+
+        def advance(rt, fr):
+            env = fr.env
+            fr.env[jumped] = rt.advance(track, piece(rt, env), dist(rt, env), span)
+        proc.emit(advance, s.span)
+        if s.jump_var:
+            self.loop_over(proc, s.span, lambda rt, env: env[jumped], s.jump_var,
+                           lambda: self.body(proc, s.jump_body))
+
+    def s_Put(self, proc, s):
+        piece = self.expr(s.piece)
+        pos = self.expr(s.pos)
+        track = s.track
+        proc.emit(lambda rt, fr: rt.put(track, piece(rt, fr.env), pos(rt, fr.env), s.span), s.span)
+
+    def s_Place(self, proc, s):
+        card = self.expr(s.card)
+        grid = self.expr(s.grid)
+        cell = self.expr(s.cell)
+        gname = self.t(s.grid)[1]
+
+        def place(rt, fr):
+            env = fr.env
+            c = card(rt, env)
+            if c is not None:
+                rt.place(c, gname, grid(rt, env), cell(rt, env), s.span)
+        proc.emit(place, s.span)
+
+    def s_Give(self, proc, s):
+        to = self.expr(s.to)
+        marker = s.marker
+        proc.emit(lambda rt, fr: rt.give(marker, to(rt, fr.env)), s.span)
+
+    def s_Log(self, proc, s):
+        args = [(self.expr(a), self.t(a)) for a in s.args]
+        text = s.text
+
+        def log(rt, fr):
+            vals = [rt.label(f(rt, fr.env), t) for f, t in args]
+            rt.emit("log", {"text": " ".join([text] + vals)}, fr.active)
+        proc.emit(log, s.span)

@@ -1,0 +1,745 @@
+"""The generic engine: loads a checked ruleset and plays it through a decision API.
+
+    engine = Engine.load("rulesets/x.lf")
+    state = engine.new_game(players=3, seed=7)
+    while not engine.is_over(state):
+        options = engine.legal(state)          # sorted labels
+        engine.apply(state, 0)                 # index into `options`
+
+The engine owns nothing that changes during play except through `apply`; the state is plain data.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from rulesdsl import ast as A
+from rulesdsl.cards import CardDB, load_cards
+from rulesdsl.checker import Model, check
+from rulesdsl.errors import Diagnostic, LanguageError, make
+from rulesdsl.parser import parse_file
+
+from .compiler import SUSPEND, Compiler, RuleError
+from .state import Frame, GameState
+
+
+class GameError(Exception):
+    """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.render())
+        self.diagnostic = diagnostic
+
+
+class ParamError(LanguageError):
+    """A `--set` that names no parameter or gives a value of the wrong type."""
+
+    step = "params"
+
+
+@attrs.frozen
+class GridMeta:
+    """Static facts of a grid: size, playable cells, adjacency, and data per cell and line."""
+
+    name: str
+    width: int
+    height: int
+    playable: tuple
+    adjacent: tuple
+    cell_data: tuple
+    line_data: dict
+    lines_of: tuple  # cell -> (column key, row key)
+    line_cells: dict
+
+
+@attrs.frozen
+class TrackMeta:
+    """Static facts of a track: its size and the data of each space."""
+
+    name: str
+    size: int
+    space_data: tuple
+
+
+class Engine:
+    """A loaded ruleset with its cards, compiled once; plays any number of games."""
+
+    def __init__(self, model: Model, cards: CardDB, params: dict | None = None):
+        self.model = model
+        self.cards = cards
+        self.path = model.program.path
+        self.params = self._params(params or {})
+        comp = Compiler(model, self.params)
+        self.fields = [d.fields for d in cards.defs]
+        self.names = [d.name for d in cards.defs]
+        self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
+        comp.m_player_keys = {}
+        self._player_keys = comp.m_player_keys
+        for name in list(model.zones) + list(model.grids):
+            decl = model.zones.get(name) or model.grids.get(name)
+            if decl.per_player:
+                comp.m_player_keys[name] = [f"P{i + 1}.{name}" for i in range(model.game.max_players)]
+        self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
+        self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
+        comp.compile_all()
+        self.procs = comp.procs
+        self.triggers = comp.trigger_procs
+        self.zone_limits = {}
+        for z in model.zones.values():
+            if z.limit is not None:
+                self.zone_limits[z.name] = comp.expr(z.limit)(self, {})
+        self.kind_of_zone = {z.name: z.kind for z in model.zones.values()}
+        self.phases = list(model.round.phases)
+        self.phase_start = {ph.name: comp.expr(ph.start) for ph in self.phases if ph.start is not None}
+        v = model.victory
+        if v is not None:
+            self.victory_scores = [(s.name, comp.expr(s.value)) for s in v.scores]
+            self.victory_win = comp.expr(v.win)
+            self.victory_rank = comp.expr(v.rank)
+        self.step_budget = model.game.step_budget
+        self.round_limit = model.game.round_limit
+        self.sink = None
+        self.st: GameState | None = None
+
+    # ---- loading --------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None) -> "Engine":
+        """Parse, check, load cards and compile; each step raises its own LanguageError subclass."""
+        model = check(parse_file(ruleset))
+        if cards is None:
+            if model.game.cards is None:
+                raise LanguageError([make(str(ruleset), model.program.source, model.game.span.line,
+                                          model.game.span.col, "no card database",
+                                          "add `cards \"file.toml\"` to the game block or pass --cards")])
+            cards = Path(ruleset).parent / model.game.cards
+        db = load_cards(cards, model.kinds)
+        return cls(model, db, params)
+
+    def _params(self, overrides: dict) -> dict:
+        values = {}
+        errors = []
+        for name, decl in self.model.params.items():
+            values[name] = Compiler(self.model, {}).expr(decl.value)(None, {})
+        for name, raw in overrides.items():
+            if name not in values:
+                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}: the ruleset has no parameter `{name}`"))
+                continue
+            current = values[name]
+            try:
+                if isinstance(current, bool):
+                    if raw not in ("true", "false"):
+                        raise ValueError
+                    values[name] = raw == "true"
+                elif isinstance(current, int):
+                    values[name] = int(raw)
+                else:
+                    values[name] = raw
+            except ValueError:
+                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}={raw}: expected {type(current).__name__}"))
+        if errors:
+            raise ParamError(errors)
+        return values
+
+    def _data(self, fields, assigns_groups, comp, count):
+        defaults = {}
+        for f in fields:
+            defaults[f.name] = comp.expr(f.default)(self, {}) if f.default is not None else None
+        data = [dict(defaults) for _ in range(count)]
+        return defaults, data
+
+    def _grid_meta(self, g: A.GridDecl, comp) -> GridMeta:
+        w, h = g.width, g.height
+        holes = {(y - 1) * w + (x - 1) for x, y in g.holes}
+        playable = tuple(i for i in range(w * h) if i not in holes)
+        adjacent = []
+        for i in range(w * h):
+            x, y = i % w, i // w
+            near = []
+            for dx, dy in ((0, -1), (-1, 0), (1, 0), (0, 1)):
+                nx, ny = x + dx, y + dy
+                if 0 <= nx < w and 0 <= ny < h and ny * w + nx not in holes:
+                    near.append(ny * w + nx)
+            adjacent.append(tuple(near))
+        _, cells = self._data(g.cell_fields, None, comp, w * h)
+        for group, assigns in g.cells:
+            for x, y in group:
+                for a in assigns:
+                    cells[(y - 1) * w + (x - 1)][a.name] = comp.expr(a.value)(self, {})
+        line_defaults, _ = self._data(g.line_fields, None, comp, 0)
+        lines = {f"column {c}": dict(line_defaults) for c in range(1, w + 1)}
+        lines.update({f"row {r}": dict(line_defaults) for r in range(1, h + 1)})
+        for group, assigns in g.columns:
+            for c in group:
+                for a in assigns:
+                    lines[f"column {c}"][a.name] = comp.expr(a.value)(self, {})
+        for group, assigns in g.rows:
+            for r in group:
+                for a in assigns:
+                    lines[f"row {r}"][a.name] = comp.expr(a.value)(self, {})
+        lines_of = tuple((f"column {i % w + 1}", f"row {i // w + 1}") for i in range(w * h))
+        line_cells = {}
+        for i in playable:
+            for key in lines_of[i]:
+                line_cells.setdefault(key, []).append(i)
+        return GridMeta(g.name, w, h, playable, tuple(adjacent), tuple(cells), lines, lines_of,
+                        {k: tuple(v) for k, v in line_cells.items()})
+
+    def _track_meta(self, t: A.TrackDecl, comp) -> TrackMeta:
+        _, spaces = self._data(t.fields, None, comp, t.size)
+        for group, assigns in t.spaces:
+            for i in group:
+                for a in assigns:
+                    spaces[i][a.name] = comp.expr(a.value)(self, {})
+        return TrackMeta(t.name, t.size, tuple(spaces))
+
+    # ---- decision API ---------------------------------------------------------------------------
+    def new_game(self, players: int | None = None, seed: int = 0, sink=None,
+                 setup_only: bool = False) -> GameState:
+        """A new game, run until its first decision. `sink` receives trace events (dicts)."""
+        n = players if players is not None else self.model.game.default_players
+        g = self.model.game
+        if not g.min_players <= n <= g.max_players:
+            raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {n}")
+        st = GameState(n, seed)
+        for z in self.model.zones.values():
+            if z.per_player:
+                for i in range(n):
+                    st.zones[self._player_keys[z.name][i]] = []
+            else:
+                st.zones[z.name] = []
+        for c in self.model.counters.values():
+            init = Compiler(self.model, self.params).expr(c.init)(self, {})
+            if c.keyed:
+                st.counters[c.name] = [dict() for _ in range(n)] if c.per_player else {}
+            else:
+                st.counters[c.name] = [init] * n if c.per_player else init
+        for mk in self.model.markers:
+            st.markers[mk] = None
+        for t in self.model.tracks.values():
+            st.tracks[t.name] = [None] * n
+        for gr in self.model.grids.values():
+            meta = self.grid_meta[gr.name]
+            keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
+            for k in keys:
+                st.grids[k] = [None] * (meta.width * meta.height)
+        self.sink = sink
+        self.st = st
+        self._keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
+                            for c in self.model.counters.values() if c.keyed}
+        self._bounds = {c.name: (Compiler(self.model, self.params).expr(c.low)(self, {}) if c.low is not None else None,
+                                 Compiler(self.model, self.params).expr(c.high)(self, {}) if c.high is not None else None)
+                        for c in self.model.counters.values()}
+        self.run(st, setup_only)
+        return st
+
+    def is_over(self, st: GameState) -> bool:
+        """True once the game has a result."""
+        return st.result is not None
+
+    def legal(self, st: GameState) -> list[str]:
+        """The labels of the options of the pending decision, in their stable order."""
+        return list(st.pending["options"]) if st.pending else []
+
+    def apply(self, st: GameState, choice, sink=None) -> GameState:
+        """Take option `choice` (an index or a label) of the pending decision and run on."""
+        if st.pending is None:
+            raise ValueError("no decision is pending")
+        self.st = st
+        if sink is not None:
+            self.sink = sink
+        d = st.pending
+        if isinstance(choice, str):
+            if choice not in d["options"]:
+                raise ValueError(f"`{choice}` is not a legal option; legal: {', '.join(d['options'])}")
+            choice = d["options"].index(choice)
+        if not 0 <= choice < len(d["options"]):
+            raise ValueError(f"option {choice} is out of range")
+        st.pending = None
+        st.decisions += 1
+        st.steps = 0
+        label = d["options"][choice]
+        if self.sink is not None:
+            self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
+        fr = st.stack[-1]
+        how = d["how"]
+        kind = how["kind"]
+        if kind == "jump":
+            fr.pc = how["pcs"][choice]
+        elif kind == "bind":
+            fr.env[how["var"]] = how["values"][choice]
+        elif kind == "pick":
+            value = how["values"][choice]
+            if value is None:
+                env = fr.env
+                del env[how["left"]], env[how["count"]]
+                fr.pc = how["end"]
+            else:
+                fr.env[how["var"]] = value
+                fr.env[how["left"]] -= how["costs"][choice]
+                fr.env[how["count"]] += 1
+        elif kind == "act":
+            env = fr.env
+            env[how["left"]] -= 1
+            env[how["used"]].append(label)
+            self.perform(label, [how["player"]], how["player"], bonus=False, span=None)
+        self.run(st)
+        return st
+
+    # ---- the run loop ---------------------------------------------------------------------------
+    def run(self, st: GameState, setup_only: bool = False):
+        """Execute instructions until a decision is pending or the game is over."""
+        self.st = st
+        procs = self.procs
+        budget = self.step_budget
+        stack = st.stack
+        while st.pending is None and st.result is None:
+            if not stack:
+                if setup_only and st.stage == "setup":
+                    return
+                if not self.advance_flow(st):
+                    return
+                continue
+            fr = stack[-1]
+            proc = procs[fr.proc]
+            code = proc.code
+            pc = fr.pc
+            if pc >= len(code):
+                stack.pop()
+                continue
+            fr.pc = pc + 1
+            st.steps += 1
+            if st.steps > budget:
+                raise self.runtime_error(proc.spans[pc], f"more than {budget} steps without a decision in "
+                                         f"{self._where(proc)}: a rule loops", "check the loop's exit condition")
+            try:
+                if code[pc](self, fr) is SUSPEND:
+                    return
+            except RuleError as exc:
+                raise self.runtime_error(exc.span or proc.spans[pc], exc.message) from None
+            except (TypeError, KeyError, IndexError, AttributeError) as exc:
+                raise self.runtime_error(proc.spans[pc], f"this rule cannot run here ({type(exc).__name__}: {exc})",
+                                         "a value may be none (an empty zone or an unset marker)") from None
+
+    def _where(self, proc) -> str:
+        return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
+                "setup": "setup", "trigger": f"`{proc.name}`"}.get(proc.kind, proc.name)
+
+    def runtime_error(self, span, message, hint=None) -> GameError:
+        span = span or A.Span(0, 0)
+        prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
+        return GameError(make(self.path, self.model.program.source, span.line, span.col, prefix + message, hint))
+
+    def advance_flow(self, st: GameState) -> bool:
+        """Start the next body of the game's flow; False when the game is over."""
+        if st.stage == "new":
+            st.stage = "setup"
+            if "setup" in self.procs:
+                st.stack.append(Frame("setup", 0, {}, None))
+            return True
+        if st.queue:
+            who = st.queue.pop(0)
+            ph = self.phases[st.phase_index]
+            env = {ph.var: who} if ph.var else {}
+            if who is not None and self.sink is not None:
+                self.emit("turn", {"phase": ph.name}, who)
+            st.stack.append(Frame("phase:" + ph.name, 0, env, who))
+            return True
+        if st.stage == "setup":
+            st.stage = "round"
+            st.round = 1
+            st.phase_index = -1
+            self.emit_state()
+        elif st.phase_index >= 0:
+            done = self.phases[st.phase_index].name
+            v = self.model.victory
+            if v is not None and v.after == done and self.check_victory(st):
+                return False
+        st.phase_index += 1
+        if st.phase_index >= len(self.phases):
+            st.round += 1
+            st.phase_index = 0
+            if st.round > self.round_limit:
+                span = self.model.round.span
+                raise self.runtime_error(span, f"the game did not end within {self.round_limit} rounds",
+                                         "raise `round_limit` in the game block, or check the victory condition")
+            self.emit_state()
+        self.begin_phase(st, st.phase_index)
+        return True
+
+    def begin_phase(self, st: GameState, index: int, first=None):
+        """Make phase `index` current and queue its players (rotated to start at `first`)."""
+        ph = self.phases[index]
+        st.phase_index = index
+        st.phase = ph.name
+        if self.sink is not None:
+            self.emit("phase", {"name": ph.name})
+        if ph.mode == "once":
+            st.queue = [None]
+        elif ph.mode == "each":
+            st.queue = list(range(st.player_count))
+        else:
+            start = self.phase_start[ph.name](self, {})
+            st.queue = [(start + i) % st.player_count for i in range(st.player_count)]
+        if first is not None and ph.mode != "once":
+            i = st.queue.index(first)
+            st.queue = st.queue[i:] + st.queue[:i]
+
+    def start_at(self, st: GameState, phase: str, first=None, round_number: int = 1, sink=None):
+        """Scenario support: from a state stopped after setup, play on from `phase`."""
+        names = [ph.name for ph in self.phases]
+        if phase not in names:
+            raise ValueError(f"no phase `{phase}`; phases: {', '.join(names)}")
+        self.st = st
+        if sink is not None:
+            self.sink = sink
+        st.stage = "round"
+        st.round = round_number
+        self.begin_phase(st, names.index(phase), first)
+        self.run(st)
+        return st
+
+    def scores(self, st: GameState, p: int) -> dict:
+        """The victory counts of one player."""
+        env = {self.model.victory.var: p}
+        out = {}
+        for name, f in self.victory_scores:
+            env[name] = out[name] = f(self, env)
+        return out
+
+    def check_victory(self, st: GameState) -> bool:
+        """Evaluate the win condition for every player; end the game if anyone wins."""
+        var = self.model.victory.var
+        winners, counts, ranks = [], {}, {}
+        for p in range(st.player_count):
+            env = {var: p}
+            env.update(self.scores(st, p))
+            counts[f"P{p + 1}"] = {k: env[k] for k, _ in self.victory_scores}
+            if self.victory_win(self, env):
+                winners.append(p)
+                ranks[p] = self.victory_rank(self, env)
+        if not winners:
+            return False
+        best = max(ranks.values())
+        top = [p for p in winners if ranks[p] == best]
+        st.result = {"winners": [f"P{p + 1}" for p in top],
+                     "reason": f"win condition met after phase `{self.model.victory.after}`"
+                               + (f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
+                     "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
+                     "counts": counts, "round": st.round}
+        st.stage = "over"
+        self.emit("game_end", st.result)
+        return True
+
+    # ---- services used by compiled instructions --------------------------------------------------
+    def emit(self, event: str, data: dict, player=None):
+        """Send one trace event to the sink, if any."""
+        st = self.st
+        st.seq += 1
+        if self.sink is None:
+            return
+        self.sink({"seq": st.seq, "round": st.round, "phase": st.phase,
+                   "player": f"P{player + 1}" if isinstance(player, int) else None,
+                   "event": event, "data": data})
+
+    def emit_state(self):
+        """A `state` event: the complete visible and hidden state, by names."""
+        if self.sink is None:
+            return
+        self.emit("state", self.snapshot(self.st))
+
+    def snapshot(self, st: GameState) -> dict:
+        """Every zone's cards in order, counters, track positions, grids and marker holders."""
+        names = self.names
+
+        def cards(ids):
+            return [names[st.card_def[c]] for c in ids]
+        grids = {}
+        for key, cells in st.grids.items():
+            gname = key.split(".")[-1]
+            meta = self.grid_meta[gname]
+            grids[key] = {f"({i % meta.width + 1},{i // meta.width + 1})": names[st.card_def[c]]
+                          for i, c in enumerate(cells) if c is not None}
+        return {
+            "zones": {k: cards(v) for k, v in st.zones.items()},
+            "counters": st.counters,
+            "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
+            "tracks": {k: {f"P{i + 1}": pos for i, pos in enumerate(v)} for k, v in st.tracks.items()},
+            "grids": grids,
+            "rng": st.rng,
+        }
+
+    def ask(self, who, prompt, labels, how):
+        """Suspend on a decision for player `who`."""
+        if who is None:
+            raise RuleError("a choice outside any player's turn needs `by player`")
+        self.st.pending = {"player": who, "prompt": prompt, "options": labels, "how": how}
+        return SUSPEND
+
+    def label(self, value, t) -> str:
+        """How a value is shown to a player and in traces."""
+        kind = t[0]
+        if value is None:
+            return "none"
+        if kind == "card":
+            return self.names[self.st.card_def[value]]
+        if kind == "def":
+            return self.names[value]
+        if kind == "player":
+            return f"P{value + 1}"
+        if kind == "cell":
+            w = self.grid_meta[t[1]].width
+            return f"({value % w + 1},{value // w + 1})"
+        return str(value)
+
+    def options_for(self, values, elem_type):
+        """Labels and values of a choice among elements: cards equal in name and place are one option."""
+        kind = elem_type[0]
+        if kind == "card":
+            st = self.st
+            seen = {}
+            for v in values:
+                key = (st.card_def[v], st.loc[v])
+                if key not in seen:
+                    seen[key] = v
+            pairs = sorted(((self.names[st.card_def[v]], st.loc[v], v) for v in seen.values()))
+            labels = []
+            counts = {}
+            for name, _, _ in pairs:
+                counts[name] = counts.get(name, 0) + 1
+            for name, where, _ in pairs:
+                labels.append(f"{name} ({where})" if counts[name] > 1 else name)
+            return labels, [v for _, _, v in pairs]
+        if kind == "int":
+            vs = sorted(set(values))
+            return [str(v) for v in vs], vs
+        pairs = sorted((self.label(v, elem_type), i, v) for i, v in enumerate(values))
+        return [p[0] for p in pairs], [p[2] for p in pairs]
+
+    def create(self, def_index: int, key: str):
+        st = self.st
+        cid = len(st.card_def)
+        st.card_def.append(def_index)
+        st.loc.append(key)
+        st.zones[key].append(cid)
+        return cid
+
+    def _detach(self, card: int):
+        st = self.st
+        src = st.loc[card]
+        if src in st.zones:
+            st.zones[src].remove(card)
+        else:
+            cells = st.grids[src]
+            cells[cells.index(card)] = None
+        return src
+
+    def move(self, card: int, dest: str, bottom: bool = False):
+        """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
+        st = self.st
+        limit = self.zone_limits.get(dest.split(".")[-1])
+        target = st.zones[dest]
+        if limit is not None and len(target) >= limit:
+            if self.sink is not None:
+                self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
+            return
+        src = self._detach(card)
+        if bottom:
+            target.insert(0, card)
+        else:
+            target.append(card)
+        st.loc[card] = dest
+        if self.sink is not None:
+            hidden = self._hidden(dest) and self._hidden(src)
+            self.emit("move", {"card": "a hidden card" if hidden else self.names[st.card_def[card]],
+                               "from": src, "to": dest})
+        zname = dest.split(".")[-1]
+        if ("enter", zname) in self.triggers:
+            owner = self._owner(dest)
+            self.fire(("enter", zname), [card, owner])
+
+    def _hidden(self, key: str) -> bool:
+        z = self.model.zones.get(key.split(".")[-1])
+        return z is not None and z.hidden
+
+    @staticmethod
+    def _owner(key: str):
+        return int(key[1:key.index(".")]) - 1 if "." in key else None
+
+    def move_many(self, cards, dest, bottom=False):
+        for c in cards:
+            self.move(c, dest, bottom)
+
+    def fire(self, key, values):
+        """Push the trigger bodies registered for an event; they run before the next statement."""
+        for name in reversed(self.triggers[key]):
+            proc = self.procs[name]
+            env = {p: v for (p, _), v in zip(proc.params, values)}
+            active = self.st.stack[-1].active if self.st.stack else None
+            self.st.stack.append(Frame(name, 0, env, active))
+
+    def draw(self, src: str, refill: str | None, dest: str):
+        """Top card of `src` to `dest`; an empty `src` is first refilled by shuffling `refill`."""
+        st = self.st
+        pile = st.zones[src]
+        if not pile and refill is not None and st.zones[refill]:
+            for c in list(st.zones[refill]):
+                self._detach(c)
+                pile.append(c)
+                st.loc[c] = src
+            if self.sink is not None:
+                self.emit("refill", {"zone": src, "from": refill, "cards": len(pile)})
+            self.shuffle(src)
+        if not pile:
+            return None
+        card = pile[-1]
+        self.move(card, dest)
+        return card
+
+    def shuffle(self, key: str):
+        """Fisher-Yates with the game's RNG: a chance step, recorded in the trace."""
+        st = self.st
+        lst = st.zones[key]
+        for i in range(len(lst) - 1, 0, -1):
+            j = st.below(i + 1)
+            lst[i], lst[j] = lst[j], lst[i]
+        if self.sink is not None:
+            self.emit("shuffle", {"zone": key, "cards": len(lst)})
+
+    def random_choice(self, values):
+        if not values:
+            return None
+        i = self.st.below(len(values))
+        if self.sink is not None:
+            self.emit("random", {"index": i, "of": len(values)})
+        return values[i]
+
+    def keyed_get(self, ref, key):
+        st = self.st
+        if isinstance(ref, tuple):
+            name, who = ref
+            table = st.counters[name][who]
+        else:
+            name, table = ref, st.counters[ref]
+        return table.get(str(key), self._keyed_init[name])
+
+    def set_counter(self, name, who, key, op, value):
+        st = self.st
+        if key is not None:
+            table = st.counters[name][who] if who is not None else st.counters[name]
+            k = str(key)
+            old = table.get(k, self._keyed_init[name])
+        elif who is not None:
+            old = st.counters[name][who]
+        else:
+            old = st.counters[name]
+        new = value if op == "=" else old + value if op == "+=" else old - value
+        low, high = self._bounds[name]
+        if low is not None and new < low:
+            new = low
+        if high is not None and new > high:
+            new = high
+        if key is not None:
+            table[k] = new
+        elif who is not None:
+            st.counters[name][who] = new
+        else:
+            st.counters[name] = new
+        if self.sink is not None and new != old:
+            label = name if key is None else f"{name}[{key}]"
+            self.emit("counter", {"name": label, "value": new, "was": old}, who)
+
+    def can_perform(self, name: str, args) -> bool:
+        proc = self.procs["action:" + name]
+        if proc.requires is None:
+            return True
+        return bool(proc.requires(self, self._bind(proc, args)))
+
+    def _bind(self, proc, args):
+        env = {}
+        if len(args) > len(proc.params):
+            raise RuleError(f"action `{proc.name}` takes at most {len(proc.params)} arguments")
+        for i, (pname, default) in enumerate(proc.params):
+            env[pname] = args[i] if i < len(args) else default(self, env)
+        return env
+
+    def perform(self, name: str, args, active, bonus: bool, span):
+        """Start an action: a bonus whose requirement fails is forfeited and recorded."""
+        key = "action:" + name
+        if key not in self.procs:
+            raise RuleError(f"`{name}` is not an action", span)
+        proc = self.procs[key]
+        env = self._bind(proc, args)
+        if proc.requires is not None and not proc.requires(self, env):
+            if self.sink is not None:
+                self.emit("forfeit", {"action": name}, active)
+            return
+        if self.sink is not None:
+            self.emit("action", {"name": name, "bonus": bonus}, active)
+        self.st.stack.append(Frame(key, 0, env, active))
+
+    def advance(self, track: str, who: int, distance: int, span):
+        """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted."""
+        st = self.st
+        positions = st.tracks[track]
+        size = self.track_meta[track].size
+        pos = positions[who]
+        if pos is None:
+            raise RuleError("this piece is not on the track", span)
+        others = {}
+        for i, q in enumerate(positions):
+            if i != who and q is not None:
+                others.setdefault(q, []).append(i)
+        if len(others) >= size:
+            raise RuleError("every space is occupied: the piece cannot move", span)
+        jumped, moved, start = [], 0, pos
+        for _ in range(distance * size):
+            if moved >= distance:
+                break
+            pos = (pos + 1) % size
+            if pos in others:
+                jumped.extend(sorted(others[pos]))
+            else:
+                moved += 1
+        positions[who] = pos
+        if self.sink is not None:
+            self.emit("advance", {"track": track, "from": start, "to": pos,
+                                  "jumped": [f"P{j + 1}" for j in jumped]}, who)
+        return jumped
+
+    def put(self, track, who, pos, span):
+        size = self.track_meta[track].size
+        if not 0 <= pos < size:
+            raise RuleError(f"space {pos} is outside the track", span)
+        self.st.tracks[track][who] = pos
+
+    def place(self, card, gname, key, cell, span):
+        """Put a card on an empty cell; fire `place`, then `fill` for each line it completes."""
+        st = self.st
+        cells = st.grids[key]
+        meta = self.grid_meta[gname]
+        if cell not in meta.playable:
+            raise RuleError("this cell is a hole", span)
+        if cells[cell] is not None:
+            raise RuleError("this cell is already filled", span)
+        src = self._detach(card)
+        cells[cell] = card
+        st.loc[card] = key
+        owner = self._owner(key)
+        if self.sink is not None:
+            self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
+                                "cell": f"({cell % meta.width + 1},{cell // meta.width + 1})"}, owner)
+        # The place trigger is pushed first so that completed lines count before it runs.
+        if ("place", gname) in self.triggers:
+            self.fire(("place", gname), [card, cell, owner])
+        if ("fill", gname) in self.triggers:
+            for line in meta.lines_of[cell]:
+                if all(cells[i] is not None for i in meta.line_cells[line]):
+                    if self.sink is not None:
+                        self.emit("fill", {"grid": key, "line": line}, owner)
+                    self.fire(("fill", gname), [line, owner])
+
+    def give(self, marker, to):
+        self.st.markers[marker] = to
+        if self.sink is not None:
+            self.emit("marker", {"marker": marker, "to": f"P{to + 1}"}, to)

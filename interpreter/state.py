@@ -1,0 +1,86 @@
+"""Game state as plain data, and the seeded random number generator that lives inside it."""
+from __future__ import annotations
+
+import copy
+
+MASK64 = (1 << 64) - 1
+
+
+class Frame:
+    """One running body: which procedure, where in it, its local names and the acting player."""
+
+    __slots__ = ("proc", "pc", "env", "active")
+
+    def __init__(self, proc: str, pc: int, env: dict, active):
+        self.proc = proc
+        self.pc = pc
+        self.env = env
+        self.active = active
+
+    def to_json(self) -> dict:
+        """The frame as JSON data."""
+        return {"proc": self.proc, "pc": self.pc, "env": dict(sorted(self.env.items())), "active": self.active}
+
+
+class GameState:
+    """Everything that changes during a game. Only the engine's apply step mutates it."""
+
+    __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
+                 "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",
+                 "pending", "result", "seq", "decisions", "steps")
+
+    def __init__(self, player_count: int, seed: int):
+        self.player_count = player_count
+        self.seed = seed
+        self.rng = seed & MASK64
+        self.stage = "new"
+        self.round = 0
+        self.phase_index = -1
+        self.phase = None
+        self.queue: list = []
+        self.zones: dict[str, list[int]] = {}
+        self.loc: list[str] = []
+        self.card_def: list[int] = []
+        self.counters: dict = {}
+        self.markers: dict = {}
+        self.tracks: dict = {}
+        self.grids: dict = {}
+        self.stack: list[Frame] = []
+        self.pending: dict | None = None
+        self.result: dict | None = None
+        self.seq = 0
+        self.decisions = 0
+        self.steps = 0
+
+    def next_random(self) -> int:
+        """splitmix64: a 64-bit output, advancing the state held in `rng`."""
+        self.rng = (self.rng + 0x9E3779B97F4A7C15) & MASK64
+        z = self.rng
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n), by rejection so that no value is favoured."""
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            r = self.next_random()
+            if r < limit:
+                return r % n
+
+    def clone(self) -> "GameState":
+        """An independent copy (for search and what-if analysis)."""
+        return copy.deepcopy(self)
+
+    def to_json(self) -> dict:
+        """The complete state as JSON-serialisable data."""
+        return {
+            "player_count": self.player_count, "seed": self.seed, "rng": self.rng, "stage": self.stage,
+            "round": self.round, "phase": self.phase, "phase_index": self.phase_index,
+            "queue": list(self.queue), "zones": {k: list(v) for k, v in self.zones.items()},
+            "loc": list(self.loc), "card_def": list(self.card_def),
+            "counters": copy.deepcopy(self.counters), "markers": dict(self.markers),
+            "tracks": copy.deepcopy(self.tracks), "grids": copy.deepcopy(self.grids),
+            "stack": [f.to_json() for f in self.stack], "pending": copy.deepcopy(self.pending),
+            "result": copy.deepcopy(self.result), "seq": self.seq, "decisions": self.decisions,
+        }

@@ -1,0 +1,568 @@
+"""Typed syntax tree of the rules language.
+
+Every node is a frozen attrs class carrying the `Span` of the source text it came from. Nodes use
+identity equality (`eq=False`) so later steps can key side tables by node.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class Span:
+    """A region of a source file, 1-based lines and columns."""
+
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+
+node = attrs.frozen(eq=False)
+
+
+# ---- expressions ---------------------------------------------------------------------------
+@node
+class Lit:
+    """A literal: an int, a string, true/false or none."""
+
+    value: Any
+    span: Span
+
+
+@node
+class Name:
+    """A reference to a variable, declaration, enum value or built-in."""
+
+    id: str
+    span: Span
+
+
+@node
+class ListLit:
+    """`[a, b, c]`."""
+
+    items: tuple
+    span: Span
+
+
+@node
+class Attr:
+    """`obj.name`: a card field, a per-player zone or counter, a cell or line field."""
+
+    obj: Any
+    name: str
+    span: Span
+
+
+@node
+class Index:
+    """`obj[index]`: a list element or a keyed counter."""
+
+    obj: Any
+    index: Any
+    span: Span
+
+
+@node
+class Call:
+    """`func(args)`: a built-in, a `def`, or (in `do`) an action."""
+
+    func: Any
+    args: tuple
+    span: Span
+
+
+@node
+class Unary:
+    """`-x` or `not x`."""
+
+    op: str
+    operand: Any
+    span: Span
+
+
+@node
+class Binary:
+    """Arithmetic, comparison, membership and boolean operators."""
+
+    op: str
+    left: Any
+    right: Any
+    span: Span
+
+
+@node
+class Range:
+    """`lo..hi`, both ends included."""
+
+    lo: Any
+    hi: Any
+    span: Span
+
+
+@node
+class Filter:
+    """`collection where condition`, with `it` bound to each element."""
+
+    coll: Any
+    cond: Any
+    span: Span
+
+
+@node
+class Cond:
+    """`if test then a else b`."""
+
+    test: Any
+    then: Any
+    other: Any
+    span: Span
+
+
+# ---- declarations --------------------------------------------------------------------------
+@node
+class Game:
+    """Game metadata."""
+
+    name: str
+    min_players: int
+    max_players: int
+    default_players: int
+    cards: str | None
+    round_limit: int
+    step_budget: int
+    span: Span
+
+
+@node
+class ParamDecl:
+    """`param name = expr`: a value the command line may override."""
+
+    name: str
+    value: Any
+    span: Span
+
+
+@node
+class TypeRef:
+    """A field type: int, bool, text, action or enum(...)."""
+
+    name: str
+    values: tuple
+    span: Span
+
+
+@node
+class FieldDecl:
+    """A typed field of a card kind, a track space, a grid cell or a grid line."""
+
+    name: str
+    type: TypeRef
+    default: Any
+    span: Span
+
+
+@node
+class KindDecl:
+    """A card kind: the schema of one table of the card database."""
+
+    name: str
+    fields: tuple
+    span: Span
+
+
+@node
+class ZoneDecl:
+    """A place that holds cards."""
+
+    name: str
+    shape: str
+    kind: str
+    hidden: bool
+    per_player: bool
+    limit: Any
+    span: Span
+
+
+@node
+class CounterDecl:
+    """A number, shared or per player, optionally keyed (`counter taken[] = 0`)."""
+
+    name: str
+    keyed: bool
+    init: Any
+    per_player: bool
+    low: Any
+    high: Any
+    span: Span
+
+
+@node
+class MarkerDecl:
+    """A marker held by one player at a time."""
+
+    name: str
+    span: Span
+
+
+@node
+class DataAssign:
+    """`field = expr` inside a data block."""
+
+    name: str
+    value: Any
+    span: Span
+
+
+@node
+class TrackDecl:
+    """A ring of spaces with data per space and one piece per player."""
+
+    name: str
+    size: int
+    fields: tuple
+    spaces: tuple  # of (tuple[int, ...], tuple[DataAssign, ...])
+    span: Span
+
+
+@node
+class GridDecl:
+    """A rectangular grid of cards with data per cell and per full line."""
+
+    name: str
+    width: int
+    height: int
+    kind: str
+    per_player: bool
+    cell_fields: tuple
+    line_fields: tuple
+    holes: tuple
+    cells: tuple  # of (tuple[(x, y)], assigns)
+    columns: tuple  # of (tuple[int], assigns)
+    rows: tuple
+    span: Span
+
+
+@node
+class Param:
+    """A formal parameter with an optional default."""
+
+    name: str
+    default: Any
+    span: Span
+
+
+@node
+class FuncDecl:
+    """`def name(params) = expr`: a named, side-effect free expression."""
+
+    name: str
+    params: tuple
+    body: Any
+    span: Span
+
+
+@node
+class ActionDecl:
+    """A named action with parameters, a precondition and a body."""
+
+    name: str
+    params: tuple
+    requires: Any
+    body: tuple
+    span: Span
+
+
+@node
+class SetupDecl:
+    """Statements run once before the first round."""
+
+    body: tuple
+    span: Span
+
+
+@node
+class PhaseDecl:
+    """A phase of the round: once, each player, or in turns from an expression."""
+
+    name: str
+    mode: str
+    var: str | None
+    start: Any
+    body: tuple
+    span: Span
+
+
+@node
+class RoundDecl:
+    """The phases of one round, in order."""
+
+    phases: tuple
+    span: Span
+
+
+@node
+class TriggerDecl:
+    """`on enter|place|fill target (names) { ... }`."""
+
+    event: str
+    target: str
+    names: tuple
+    body: tuple
+    span: Span
+
+
+@node
+class ScoreDecl:
+    """A named victory count."""
+
+    name: str
+    value: Any
+    span: Span
+
+
+@node
+class VictoryDecl:
+    """When the game ends, who wins and how ties are broken."""
+
+    var: str
+    after: str
+    scores: tuple
+    win: Any
+    rank: Any
+    span: Span
+
+
+# ---- statements ----------------------------------------------------------------------------
+@node
+class Let:
+    """`let name = expr`."""
+
+    name: str
+    value: Any
+    span: Span
+
+
+@node
+class Set:
+    """`set target (=|+=|-=) expr` on a counter."""
+
+    target: Any
+    op: str
+    value: Any
+    span: Span
+
+
+@node
+class Move:
+    """`move what to|under zone`."""
+
+    what: Any
+    dest: Any
+    bottom: bool
+    span: Span
+
+
+@node
+class Draw:
+    """`draw name from pile [refill other] to zone`."""
+
+    name: str
+    src: Any
+    refill: Any
+    dest: Any
+    span: Span
+
+
+@node
+class Shuffle:
+    """`shuffle zone`."""
+
+    zone: Any
+    span: Span
+
+
+@node
+class Create:
+    """`create definition [times n] into zone`."""
+
+    what: Any
+    times: Any
+    dest: Any
+    span: Span
+
+
+@node
+class If:
+    """`if/elif/else`."""
+
+    branches: tuple  # of (cond, body)
+    other: tuple | None
+    span: Span
+
+
+@node
+class For:
+    """`for name in collection { ... }` over a snapshot of the collection."""
+
+    var: str
+    iter: Any
+    body: tuple
+    span: Span
+
+
+@node
+class Repeat:
+    """`repeat n { ... }`."""
+
+    count: Any
+    body: tuple
+    span: Span
+
+
+@node
+class While:
+    """`while cond { ... }`, bounded by the step budget."""
+
+    cond: Any
+    body: tuple
+    span: Span
+
+
+@node
+class Break:
+    """Leave the innermost loop."""
+
+    span: Span
+
+
+@node
+class Return:
+    """Leave the current action, trigger or phase body."""
+
+    span: Span
+
+
+@node
+class Option:
+    """One labelled option of a `choose { ... }`."""
+
+    name: str
+    cond: Any
+    body: tuple
+    span: Span
+
+
+@node
+class ChooseOptions:
+    """A choice among labelled options whose condition holds."""
+
+    prompt: str | None
+    by: Any
+    options: tuple
+    span: Span
+
+
+@node
+class ChooseItem:
+    """A choice of one element of a collection."""
+
+    var: str
+    coll: Any
+    by: Any
+    body: tuple
+    span: Span
+
+
+@node
+class Pick:
+    """Items picked one at a time while their total cost stays within a budget."""
+
+    var: str
+    coll: Any
+    cost: Any
+    budget: Any
+    by: Any
+    body: tuple
+    span: Span
+
+
+@node
+class Do:
+    """`do action(args)`: a bonus action, which does not count as a turn action."""
+
+    call: Call
+    span: Span
+
+
+@node
+class Actions:
+    """`actions n for player from a, b, c [distinct unless cond]`."""
+
+    count: Any
+    player: Any
+    names: tuple
+    unless: Any
+    span: Span
+
+
+@node
+class Advance:
+    """Move a player's piece on a track, counting only free spaces."""
+
+    piece: Any
+    track: str
+    distance: Any
+    jump_var: str | None
+    jump_body: tuple
+    span: Span
+
+
+@node
+class Put:
+    """Place a player's piece on a track space."""
+
+    piece: Any
+    track: str
+    pos: Any
+    span: Span
+
+
+@node
+class Place:
+    """Place a card on a grid cell."""
+
+    card: Any
+    grid: Any
+    cell: Any
+    span: Span
+
+
+@node
+class Give:
+    """Give a marker to a player."""
+
+    marker: str
+    to: Any
+    span: Span
+
+
+@node
+class Log:
+    """A message in the trace."""
+
+    text: str
+    args: tuple
+    span: Span
+
+
+@node
+class Program:
+    """A whole rules file."""
+
+    path: str
+    source: str
+    items: tuple

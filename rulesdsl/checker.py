@@ -1,0 +1,1036 @@
+"""Static checks: names, types, fields and reachability, all collected before any game starts.
+
+The result is a `Model`: the declarations by name plus the static type of every expression node,
+which the interpreter's compiler uses to resolve names and fields once, before play.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import ast as A
+from .errors import CheckError, make, suggest
+
+# ---- static types ----------------------------------------------------------------------------
+INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
+PLAYER, ACTION, SYM, KEYED = ("player",), ("action",), ("sym",), ("keyed",)
+
+
+def T_list(elem):
+    """A list of `elem`."""
+    return ("list", elem)
+
+
+def show(t) -> str:
+    """A type as the designer would name it."""
+    if t[0] in ("card", "def"):
+        return f"{t[0]} of {t[1]}"
+    if t[0] == "list":
+        return f"list of {show(t[1])}"
+    if t[0] in ("zone", "grid", "cell", "line", "space", "track", "marker"):
+        return f"{t[0]} {t[1]}" if len(t) > 1 else t[0]
+    return {"sym": "enum value", "keyed": "keyed counter"}.get(t[0], t[0])
+
+
+FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM}
+
+# Built-in functions: name -> (min args, max args, description). Arguments written with `it`
+# (the second argument of the aggregates) are evaluated once per element of the first argument.
+BUILTINS = {
+    "count": (1, 1, "number of elements"),
+    "sum": (2, 2, "sum of an expression over a collection"),
+    "min": (2, 2, "smaller of two numbers, or smallest expression over a collection"),
+    "max": (2, 2, "larger of two numbers, or largest expression over a collection"),
+    "any": (1, 1, "true if the collection is not empty"),
+    "all": (2, 2, "true if the condition holds for every element"),
+    "count_distinct": (2, 2, "number of distinct values of an expression over a collection"),
+    "abs": (1, 1, "absolute value"),
+    "top": (1, 1, "the top card of a zone, or none"),
+    "bottom": (1, 1, "the bottom card of a zone, or none"),
+    "first": (1, 1, "the first element, or none"),
+    "last": (1, 1, "the last element, or none"),
+    "defs": (1, 1, "the card definitions of a kind, in database order"),
+    "random": (1, 1, "a chance step: one element chosen by the game's RNG"),
+    "holder": (1, 1, "the player holding a marker"),
+    "next_player": (1, 1, "the next player in seat order"),
+    "turn_order": (1, 1, "all players in seat order starting from one"),
+    "seat": (1, 1, "a player's seat number, from 1"),
+    "player": (1, 1, "the player at a seat number, from 1"),
+    "space": (2, 2, "the space of a track where a player's piece stands"),
+    "position": (2, 2, "the index of the space where a player's piece stands"),
+    "free_spaces": (2, 2, "spaces of a track not occupied by another player's piece"),
+    "frontier": (1, 1, "empty cells orthogonally next to a filled cell"),
+    "empty_cells": (1, 1, "the empty cells of a grid"),
+    "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
+    "neighbors": (2, 2, "cells orthogonally next to a cell"),
+    "card_at": (2, 2, "the card on a cell, or none"),
+}
+LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct"}
+CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
+
+
+@attrs.frozen
+class Model:
+    """A checked ruleset: declarations by name, static types of expressions, and the source."""
+
+    program: A.Program
+    game: A.Game
+    params: dict
+    kinds: dict
+    zones: dict
+    counters: dict
+    markers: dict
+    tracks: dict
+    grids: dict
+    funcs: dict
+    actions: dict
+    setup: A.SetupDecl | None
+    round: A.RoundDecl
+    triggers: tuple
+    victory: A.VictoryDecl | None
+    enum_values: frozenset
+    types: dict  # expression node -> static type
+    calls: dict  # Call node -> ("builtin"|"func"|"action"|"dynamic", name)
+
+
+class _Scope:
+    """Names bound by let, for, choose, pick, draw, parameters and `it`."""
+
+    def __init__(self, parent=None):
+        self.vars: dict[str, Any] = {}
+        self.parent = parent
+
+    def lookup(self, name):
+        s = self
+        while s is not None:
+            if name in s.vars:
+                return s.vars[name]
+            s = s.parent
+        return None
+
+    def names(self):
+        out, s = set(), self
+        while s is not None:
+            out |= set(s.vars)
+            s = s.parent
+        return out
+
+
+class Checker:
+    """Walks a program once for declarations, then once for every body, collecting errors."""
+
+    def __init__(self, program: A.Program):
+        self.p = program
+        self.errors = []
+        self.types: dict = {}
+        self.calls: dict = {}
+        self.decls: dict[str, Any] = {}
+        self.kinds: dict = {}
+        self.zones: dict = {}
+        self.counters: dict = {}
+        self.markers: dict = {}
+        self.tracks: dict = {}
+        self.grids: dict = {}
+        self.funcs: dict = {}
+        self.actions: dict = {}
+        self.params: dict = {}
+        self.triggers: list = []
+        self.game = None
+        self.setup = None
+        self.round = None
+        self.victory = None
+        self.enum_values: set[str] = set()
+        self.used_actions: set[str] = set()
+        self.func_params: dict[str, list] = {}
+        self._typing: set[str] = set()
+        self._loop_depth = 0
+
+    # -- reporting
+    def err(self, node_or_span, message, hint=None):
+        span = node_or_span if isinstance(node_or_span, A.Span) else node_or_span.span
+        self.errors.append(make(self.p.path, self.p.source, span.line, span.col, message, hint))
+
+    # -- entry point
+    def run(self) -> Model:
+        self.collect()
+        self.check_bodies()
+        if self.errors:
+            raise CheckError(self.errors)
+        return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
+                     self.markers, self.tracks, self.grids, self.funcs, self.actions, self.setup,
+                     self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
+                     self.types, self.calls)
+
+    def collect(self):
+        singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
+        tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
+                  A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
+                  A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions}
+        for item in self.p.items:
+            if type(item) in singletons:
+                attr = singletons[type(item)]
+                if getattr(self, attr) is not None:
+                    self.err(item, f"a second `{attr}` block; a ruleset has one")
+                setattr(self, attr, item)
+            elif isinstance(item, A.TriggerDecl):
+                self.triggers.append(item)
+            else:
+                table = tables[type(item)]
+                if item.name in self.decls:
+                    first = self.decls[item.name].span
+                    self.err(item, f"`{item.name}` is already declared at line {first.line}")
+                    continue
+                self.decls[item.name] = item
+                table[item.name] = item
+        for kind in self.kinds.values():
+            self.collect_fields(kind.fields, f"kind {kind.name}")
+        for track in self.tracks.values():
+            self.collect_fields(track.fields, f"track {track.name}")
+        for grid in self.grids.values():
+            self.collect_fields(grid.cell_fields, f"grid {grid.name}")
+            self.collect_fields(grid.line_fields, f"grid {grid.name}")
+        if self.game is None:
+            self.err(A.Span(1, 1), "the ruleset has no `game` block", "start with `game \"Name\" { players 2..4 }`")
+        elif not 1 <= self.game.min_players <= self.game.max_players:
+            self.err(self.game, "the player range is empty")
+        elif not self.game.min_players <= self.game.default_players <= self.game.max_players:
+            self.err(self.game, "the default player count is outside the player range")
+        if self.round is None:
+            self.err(A.Span(1, 1), "the ruleset has no `round` block")
+
+    def collect_fields(self, fields, owner):
+        seen = set()
+        for f in fields:
+            if f.name in seen:
+                self.err(f, f"field `{f.name}` appears twice in {owner}")
+            seen.add(f.name)
+            if f.name == "name":
+                self.err(f, "`name` is implicit on every card and cannot be declared")
+            if f.type.name == "enum":
+                if len(set(f.type.values)) != len(f.type.values):
+                    self.err(f.type, "an enum value is listed twice")
+                self.enum_values.update(f.type.values)
+
+    # -- bodies
+    def check_bodies(self):
+        top = _Scope()
+        for prm in self.params.values():
+            self.expect(prm.value, top, (INT, BOOL, TEXT), "a parameter")
+        for kind in self.kinds.values():
+            for f in kind.fields:
+                self.check_default(f, top)
+        for zone in self.zones.values():
+            self.check_kind_ref(zone.kind, zone)
+            if zone.limit is not None:
+                self.expect(zone.limit, top, (INT,), "a zone limit")
+        for c in self.counters.values():
+            self.expect(c.init, top, (INT,), "a counter's initial value")
+            for bound in (c.low, c.high):
+                if bound is not None:
+                    self.expect(bound, top, (INT,), "a counter bound")
+        for track in self.tracks.values():
+            if track.size < 1:
+                self.err(track, "a track needs at least one space")
+            for f in track.fields:
+                self.check_default(f, top)
+            for indices, assigns in track.spaces:
+                for i in indices:
+                    if not 0 <= i < track.size:
+                        self.err(track, f"space {i} is outside the track (0..{track.size - 1})")
+                self.check_assigns(assigns, track.fields, top, f"track {track.name}")
+        for grid in self.grids.values():
+            self.check_grid(grid, top)
+        for act in self.actions.values():
+            scope = self.param_scope(act.params, top, first_is_player=True)
+            if act.requires is not None:
+                self.expect(act.requires, scope, (BOOL,), "a requirement")
+            self.block(act.body, scope)
+        if self.setup is not None:
+            self.block(self.setup.body, _Scope(top))
+        if self.round is not None:
+            seen = set()
+            for ph in self.round.phases:
+                if ph.name in seen:
+                    self.err(ph, f"phase `{ph.name}` appears twice in the round")
+                seen.add(ph.name)
+                scope = _Scope(top)
+                if ph.var:
+                    scope.vars[ph.var] = PLAYER
+                if ph.start is not None:
+                    self.expect(ph.start, scope, (PLAYER,), "the first player of a phase")
+                self.block(ph.body, scope)
+        for trig in self.triggers:
+            self.check_trigger(trig, top)
+        if self.victory is not None:
+            v = self.victory
+            phases = [ph.name for ph in self.round.phases] if self.round else []
+            if v.after not in phases:
+                self.err(v, f"victory is checked after `{v.after}`, which is not a phase of the round",
+                         suggest(v.after, phases))
+            scope = _Scope(top)
+            scope.vars[v.var] = PLAYER
+            for s in v.scores:
+                if scope.lookup(s.name) is not None:
+                    self.err(s, f"score `{s.name}` is declared twice")
+                self.expect(s.value, scope, (INT,), "a score")
+                scope.vars[s.name] = INT
+            self.expect(v.win, scope, (BOOL,), "the win condition")
+            self.expect(v.rank, scope, (INT,), "the ranking")
+        for fn in self.funcs.values():
+            if fn not in self.types:
+                self.type_func(fn, [ANY] * len(fn.params), fn)
+        for name, act in self.actions.items():
+            if name not in self.used_actions:
+                self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
+
+    def check_default(self, f, scope):
+        if f.default is None:
+            return
+        want = FIELD_TYPES[f.type.name]
+        if want == ACTION:
+            self.action_value(f.default)
+            return
+        t = self.expr(f.default, scope)
+        if t == NONE:
+            return
+        if not _compatible(t, want):
+            self.err(f.default, f"default of `{f.name}` is {show(t)}, expected {show(want)}")
+        if f.type.name == "enum" and isinstance(f.default, A.Name) and f.default.id not in f.type.values:
+            self.err(f.default, f"`{f.default.id}` is not a value of this enum",
+                     suggest(f.default.id, f.type.values))
+
+    def action_value(self, expr):
+        """Data naming an action: `none` or the name of a declared action."""
+        if isinstance(expr, A.Lit) and expr.value is None:
+            return
+        if isinstance(expr, A.Name) and expr.id in self.actions:
+            self.used_actions.add(expr.id)
+            return
+        name = expr.id if isinstance(expr, A.Name) else "this"
+        self.err(expr, f"`{name}` is not an action", suggest(name, self.actions) if isinstance(expr, A.Name) else None)
+
+    def check_assigns(self, assigns, fields, scope, owner):
+        by_name = {f.name: f for f in fields}
+        for a in assigns:
+            f = by_name.get(a.name)
+            if f is None:
+                self.err(a, f"{owner} has no field `{a.name}`", suggest(a.name, by_name))
+                continue
+            want = FIELD_TYPES[f.type.name]
+            if want == ACTION:
+                self.action_value(a.value)
+                continue
+            t = self.expr(a.value, scope)
+            if not _compatible(t, want):
+                self.err(a.value, f"`{a.name}` is {show(want)}, got {show(t)}")
+
+    def check_grid(self, grid, scope):
+        self.check_kind_ref(grid.kind, grid)
+        if grid.width < 1 or grid.height < 1:
+            self.err(grid, "a grid needs at least one column and one row")
+
+        def inside(cell):
+            x, y = cell
+            if not (1 <= x <= grid.width and 1 <= y <= grid.height):
+                self.err(grid, f"cell ({x}, {y}) is outside the {grid.width} x {grid.height} grid")
+        for cell in grid.holes:
+            inside(cell)
+        for cells, assigns in grid.cells:
+            for cell in cells:
+                inside(cell)
+            self.check_assigns(assigns, grid.cell_fields, scope, f"grid {grid.name} cell")
+        for cols, assigns in grid.columns:
+            for c in cols:
+                if not 1 <= c <= grid.width:
+                    self.err(grid, f"column {c} is outside the grid")
+            self.check_assigns(assigns, grid.line_fields, scope, f"grid {grid.name} line")
+        for rows, assigns in grid.rows:
+            for r in rows:
+                if not 1 <= r <= grid.height:
+                    self.err(grid, f"row {r} is outside the grid")
+            self.check_assigns(assigns, grid.line_fields, scope, f"grid {grid.name} line")
+
+    def check_kind_ref(self, kind, node):
+        if kind not in self.kinds:
+            self.err(node, f"unknown card kind `{kind}`", suggest(kind, self.kinds))
+
+    def param_scope(self, params, parent, first_is_player=False):
+        scope = _Scope(parent)
+        for i, prm in enumerate(params):
+            if prm.name in scope.vars:
+                self.err(prm, f"parameter `{prm.name}` appears twice")
+            if prm.default is not None:
+                scope.vars[prm.name] = self.expr(prm.default, parent)
+            else:
+                scope.vars[prm.name] = PLAYER if (first_is_player and i == 0) else ANY
+        if first_is_player and (not params or params[0].default is not None):
+            node = params[0] if params else None
+            if node is not None:
+                self.err(node, "the first parameter of an action is the acting player and has no default")
+        return scope
+
+    def check_trigger(self, trig, top):
+        scope = _Scope(top)
+        if trig.event == "enter":
+            zone = self.zones.get(trig.target)
+            if zone is None:
+                self.err(trig, f"`{trig.target}` is not a zone", suggest(trig.target, self.zones))
+                return
+            bound = [("card", zone.kind), PLAYER]
+        else:
+            grid = self.grids.get(trig.target)
+            if grid is None:
+                self.err(trig, f"`{trig.target}` is not a grid", suggest(trig.target, self.grids))
+                return
+            bound = ([("card", grid.kind), ("cell", grid.name), PLAYER] if trig.event == "place"
+                     else [("line", grid.name), PLAYER])
+        if len(trig.names) != len(bound):
+            shape = {"enter": "(card, owner)", "place": "(card, cell, owner)", "fill": "(line, owner)"}
+            self.err(trig, f"`on {trig.event}` binds {len(bound)} names: {shape[trig.event]}")
+            return
+        for n, t in zip(trig.names, bound):
+            scope.vars[n] = t
+        self.block(trig.body, scope)
+
+    # -- statements
+    def block(self, stmts, scope):
+        inner = _Scope(scope)
+        for s in stmts:
+            self.stmt(s, inner)
+
+    def stmt(self, s, scope):
+        m = getattr(self, "s_" + type(s).__name__)
+        m(s, scope)
+
+    def s_Let(self, s, scope):
+        scope.vars[s.name] = self.expr(s.value, scope)
+
+    def s_Set(self, s, scope):
+        t = self.expr(s.target, scope)
+        if not self.is_counter_ref(s.target):
+            self.err(s.target, "only counters can be set", "declare it with `counter`")
+        self.expect(s.value, scope, (INT,), "a counter value")
+        return t
+
+    def is_counter_ref(self, e):
+        if isinstance(e, A.Name):
+            c = self.counters.get(e.id)
+            return c is not None and not c.keyed and not c.per_player
+        if isinstance(e, A.Attr):
+            c = self.counters.get(e.name)
+            return c is not None and c.per_player and not c.keyed and self.types.get(e.obj) == PLAYER
+        if isinstance(e, A.Index):
+            base = e.obj
+            if isinstance(base, A.Name):
+                c = self.counters.get(base.id)
+                return c is not None and c.keyed and not c.per_player
+            if isinstance(base, A.Attr):
+                c = self.counters.get(base.name)
+                return c is not None and c.keyed and c.per_player
+        return False
+
+    def s_Move(self, s, scope):
+        t = self.expr(s.what, scope)
+        if t[0] not in ("card", "list", "zone", "none", "any"):
+            self.err(s.what, f"`move` takes a card, a list of cards or a zone, not {show(t)}")
+        self.expect_zone(s.dest, scope)
+
+    def s_Draw(self, s, scope):
+        src = self.expect_zone(s.src, scope)
+        if s.refill is not None:
+            self.expect_zone(s.refill, scope)
+        self.expect_zone(s.dest, scope)
+        scope.vars[s.name] = ("card", src[1]) if src[0] == "zone" else ANY
+
+    def s_Shuffle(self, s, scope):
+        self.expect_zone(s.zone, scope)
+
+    def s_Create(self, s, scope):
+        t = self.expr(s.what, scope)
+        if t[0] not in ("def", "any") and not (t[0] == "list" and t[1][0] in ("def", "any")):
+            self.err(s.what, f"`create` takes a card definition or a list of them, not {show(t)}",
+                     "use `defs(Kind)`")
+        if s.times is not None:
+            self.expect(s.times, scope, (INT,), "a number of copies")
+        self.expect_zone(s.dest, scope)
+
+    def s_If(self, s, scope):
+        for cond, body in s.branches:
+            self.expect(cond, scope, (BOOL,), "a condition")
+            self.block(body, scope)
+        if s.other is not None:
+            self.block(s.other, scope)
+
+    def s_For(self, s, scope):
+        inner = _Scope(scope)
+        inner.vars[s.var] = self.elem_type(s.iter, scope)
+        self._loop(s.body, inner)
+
+    def _loop(self, body, scope):
+        self._loop_depth += 1
+        self.block(body, scope)
+        self._loop_depth -= 1
+
+    def s_Repeat(self, s, scope):
+        self.expect(s.count, scope, (INT,), "a repeat count")
+        self._loop(s.body, scope)
+
+    def s_While(self, s, scope):
+        self.expect(s.cond, scope, (BOOL,), "a loop condition")
+        self._loop(s.body, scope)
+
+    def s_Break(self, s, scope):
+        if self._loop_depth == 0:
+            self.err(s, "`break` outside a loop")
+
+    def s_Return(self, s, scope):
+        pass
+
+    def s_ChooseOptions(self, s, scope):
+        self.check_by(s.by, scope)
+        names = set()
+        offered = False
+        for opt in s.options:
+            if opt.name in names:
+                self.err(opt, f"option `{opt.name}` appears twice in this choice")
+            names.add(opt.name)
+            if opt.cond is not None:
+                self.expect(opt.cond, scope, (BOOL,), "an option condition")
+                if isinstance(opt.cond, A.Lit) and opt.cond.value is False:
+                    self.err(opt, f"option `{opt.name}` can never be offered: its condition is false")
+                    continue
+            offered = True
+            self.block(opt.body, scope)
+        if not offered:
+            self.err(s, "this choice can never be offered: no option's condition can hold")
+
+    def check_by(self, by, scope):
+        if by is not None:
+            self.expect(by, scope, (PLAYER,), "the player who chooses")
+
+    def s_ChooseItem(self, s, scope):
+        self.check_by(s.by, scope)
+        if isinstance(s.coll, A.ListLit) and not s.coll.items:
+            self.err(s, "this choice can never be offered: the list is empty")
+        inner = _Scope(scope)
+        inner.vars[s.var] = self.elem_type(s.coll, scope)
+        self.block(s.body, inner)
+
+    def s_Pick(self, s, scope):
+        self.check_by(s.by, scope)
+        inner = _Scope(scope)
+        inner.vars[s.var] = self.elem_type(s.coll, scope)
+        self.expect(s.cost, inner, (INT,), "a cost")
+        self.expect(s.budget, scope, (INT,), "a budget")
+        self._loop(s.body, inner)
+
+    def s_Do(self, s, scope):
+        call = s.call
+        if isinstance(call.func, A.Name) and call.func.id in self.actions:
+            act = self.actions[call.func.id]
+            self.used_actions.add(act.name)
+            self.calls[call] = ("action", act.name)
+            self.check_args(call, act.params, scope)
+            return
+        if isinstance(call.func, A.Name):
+            self.err(call.func, f"`{call.func.id}` is not an action", suggest(call.func.id, self.actions))
+            return
+        t = self.expr(call.func, scope)
+        if not _compatible(t, ACTION):
+            self.err(call.func, f"`do` needs an action, got {show(t)}")
+        self.calls[call] = ("dynamic", None)
+        for a in call.args:
+            self.expr(a, scope)
+
+    def check_args(self, call, params, scope):
+        required = sum(1 for p in params if p.default is None)
+        if not required <= len(call.args) <= len(params):
+            want = f"{required}" if required == len(params) else f"{required} to {len(params)}"
+            self.err(call, f"`{_callee(call)}` takes {want} arguments, got {len(call.args)}")
+        for a in call.args:
+            self.expr(a, scope)
+
+    def s_Actions(self, s, scope):
+        self.expect(s.count, scope, (INT,), "a number of actions")
+        self.expect(s.player, scope, (PLAYER,), "the acting player")
+        for n in s.names:
+            if n not in self.actions:
+                self.err(s, f"`{n}` is not an action", suggest(n, self.actions))
+            else:
+                self.used_actions.add(n)
+        if len(set(s.names)) != len(s.names):
+            self.err(s, "an action is listed twice")
+        if s.unless is not None:
+            self.expect(s.unless, scope, (BOOL,), "a condition")
+
+    def s_Advance(self, s, scope):
+        self.expect(s.piece, scope, (PLAYER,), "the piece's player")
+        if s.track not in self.tracks:
+            self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
+        self.expect(s.distance, scope, (INT,), "a distance")
+        if s.jump_var:
+            inner = _Scope(scope)
+            inner.vars[s.jump_var] = PLAYER
+            self.block(s.jump_body, inner)
+
+    def s_Put(self, s, scope):
+        self.expect(s.piece, scope, (PLAYER,), "the piece's player")
+        if s.track not in self.tracks:
+            self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
+        self.expect(s.pos, scope, (INT,), "a space index")
+
+    def s_Place(self, s, scope):
+        t = self.expr(s.card, scope)
+        if t[0] not in ("card", "none", "any"):
+            self.err(s.card, f"`place` takes a card, not {show(t)}")
+        g = self.expr(s.grid, scope)
+        if g[0] not in ("grid", "any"):
+            self.err(s.grid, f"`place ... on` needs a grid, not {show(g)}")
+        c = self.expr(s.cell, scope)
+        if c[0] not in ("cell", "any"):
+            self.err(s.cell, f"`at` needs a cell, not {show(c)}", "use `cell(grid, column, row)`")
+
+    def s_Give(self, s, scope):
+        if s.marker not in self.markers:
+            self.err(s, f"`{s.marker}` is not a marker", suggest(s.marker, self.markers))
+        self.expect(s.to, scope, (PLAYER,), "a player")
+
+    def s_Log(self, s, scope):
+        for a in s.args:
+            self.expr(a, scope)
+
+    # -- expressions
+    def expect(self, e, scope, wanted, what):
+        t = self.expr(e, scope)
+        if not any(_compatible(t, w) for w in wanted):
+            self.err(e, f"{what} must be {' or '.join(show(w) for w in wanted)}, got {show(t)}")
+        return t
+
+    def expect_zone(self, e, scope):
+        t = self.expr(e, scope)
+        if t[0] not in ("zone", "any"):
+            hint = "per-player zones are written `p.zone`" if isinstance(e, A.Name) else None
+            self.err(e, f"expected a zone, got {show(t)}", hint)
+            return ANY
+        return t
+
+    def elem_type(self, e, scope):
+        t = self.expr(e, scope)
+        return self.elem_of(t, e)
+
+    def elem_of(self, t, node):
+        if t[0] == "list":
+            return t[1]
+        if t[0] == "zone":
+            return ("card", t[1])
+        if t[0] == "grid":
+            return ("card", self.grids[t[1]].kind)
+        if t == ANY:
+            return ANY
+        self.err(node, f"expected a collection, got {show(t)}")
+        return ANY
+
+    def expr(self, e, scope) -> tuple:
+        t = getattr(self, "e_" + type(e).__name__)(e, scope)
+        self.types[e] = t
+        return t
+
+    def e_Lit(self, e, scope):
+        v = e.value
+        if v is None:
+            return NONE
+        if isinstance(v, bool):
+            return BOOL
+        if isinstance(v, int):
+            return INT
+        return TEXT
+
+    def e_Name(self, e, scope):
+        n = e.id
+        t = scope.lookup(n)
+        if t is not None:
+            self.calls[e] = ("local", n)
+            return t
+        if n in self.params:
+            return self.expr(self.params[n].value, _Scope())
+        if n in self.zones:
+            z = self.zones[n]
+            if z.per_player:
+                self.err(e, f"zone `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
+                return ANY
+            return ("zone", z.kind)
+        if n in self.counters:
+            c = self.counters[n]
+            if c.per_player:
+                self.err(e, f"counter `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
+                return ANY
+            return KEYED if c.keyed else INT
+        if n in self.grids:
+            g = self.grids[n]
+            if g.per_player:
+                self.err(e, f"grid `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
+                return ANY
+            return ("grid", n)
+        if n in self.tracks:
+            return ("track", n)
+        if n in self.markers:
+            return ("marker", n)
+        if n in self.kinds:
+            return ("kind", n)
+        if n in CONSTANTS:
+            return CONSTANTS[n]
+        if n in self.enum_values:
+            return SYM
+        if n in self.actions:
+            self.used_actions.add(n)
+            return ACTION
+        if n in self.funcs:
+            self.err(e, f"`{n}` is a definition; call it as `{n}(...)`")
+            return ANY
+        candidates = scope.names() | set(self.decls) | self.enum_values | set(CONSTANTS)
+        self.err(e, f"unknown name `{n}`", suggest(n, candidates))
+        return ANY
+
+    def e_ListLit(self, e, scope):
+        elem = None
+        for item in e.items:
+            t = self.expr(item, scope)
+            if elem is None or elem == ANY:
+                elem = t
+            elif not _compatible(t, elem):
+                self.err(item, f"list elements must have one type: {show(elem)} and {show(t)}")
+        return T_list(elem or ANY)
+
+    def e_Attr(self, e, scope):
+        ot = self.expr(e.obj, scope)
+        n = e.name
+        if ot == ANY:
+            return ANY
+        if ot == PLAYER:
+            if n in self.zones and self.zones[n].per_player:
+                return ("zone", self.zones[n].kind)
+            if n in self.counters and self.counters[n].per_player:
+                return KEYED if self.counters[n].keyed else INT
+            if n in self.grids and self.grids[n].per_player:
+                return ("grid", n)
+            owned = [k for k, d in {**self.zones, **self.counters, **self.grids}.items()
+                     if getattr(d, "per_player", False)]
+            self.err(e, f"players have no zone, counter or grid `{n}`", suggest(n, owned))
+            return ANY
+        if ot[0] in ("card", "def"):
+            kind = self.kinds.get(ot[1])
+            if kind is None:
+                return ANY
+            if n == "name":
+                return TEXT
+            for f in kind.fields:
+                if f.name == n:
+                    return FIELD_TYPES[f.type.name]
+            self.err(e, f"card kind `{kind.name}` has no field `{n}`",
+                     suggest(n, [f.name for f in kind.fields] + ["name"]))
+            return ANY
+        if ot[0] == "cell":
+            if n in ("x", "y"):
+                return INT
+            return self.data_field(e, self.grids[ot[1]].cell_fields, n, f"cells of grid {ot[1]}")
+        if ot[0] == "line":
+            return self.data_field(e, self.grids[ot[1]].line_fields, n, f"lines of grid {ot[1]}")
+        if ot[0] == "space":
+            if n == "index":
+                return INT
+            return self.data_field(e, self.tracks[ot[1]].fields, n, f"spaces of track {ot[1]}")
+        self.err(e, f"{show(ot)} has no field `{n}`")
+        return ANY
+
+    def data_field(self, e, fields, n, owner):
+        for f in fields:
+            if f.name == n:
+                return FIELD_TYPES[f.type.name]
+        self.err(e, f"{owner} have no field `{n}`", suggest(n, [f.name for f in fields]))
+        return ANY
+
+    def e_Index(self, e, scope):
+        ot = self.expr(e.obj, scope)
+        it = self.expr(e.index, scope)
+        if ot == KEYED:
+            if it not in (INT, SYM, TEXT, ANY, PLAYER):
+                self.err(e.index, f"a counter key must be a number, text or enum value, got {show(it)}")
+            return INT
+        if ot[0] == "list":
+            if not _compatible(it, INT):
+                self.err(e.index, f"a list index must be int, got {show(it)}")
+            return ot[1]
+        if ot != ANY:
+            self.err(e, f"{show(ot)} cannot be indexed")
+        return ANY
+
+    def e_Call(self, e, scope):
+        if not isinstance(e.func, A.Name):
+            self.err(e, "only built-ins and definitions can be called in an expression",
+                     "actions are performed with `do`")
+            return ANY
+        n = e.func.id
+        if scope.lookup(n) is not None:
+            self.err(e, f"`{n}` is a variable, not a function")
+            return ANY
+        if n in self.funcs:
+            fn = self.funcs[n]
+            self.calls[e] = ("func", n)
+            self.check_args(e, fn.params, scope)
+            arg_types = [self.types.get(a, ANY) for a in e.args]
+            arg_types += [ANY] * (len(fn.params) - len(arg_types))
+            return self.type_func(fn, arg_types, e)
+        if n in self.actions:
+            self.err(e, f"`{n}` is an action", f"perform it with `do {n}(...)`")
+            return ANY
+        if n not in BUILTINS:
+            self.err(e.func, f"unknown function `{n}`", suggest(n, list(BUILTINS) + list(self.funcs)))
+            return ANY
+        lo, hi, _ = BUILTINS[n]
+        if not lo <= len(e.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            self.err(e, f"`{n}` takes {want} arguments, got {len(e.args)}")
+            return ANY
+        self.calls[e] = ("builtin", n)
+        return getattr(self, "b_" + n)(e, scope)
+
+    def type_func(self, fn, arg_types, site):
+        """Type a definition's body with the argument types of its first call (monomorphic)."""
+        if fn.name in self._typing:
+            self.err(site, f"`{fn.name}` calls itself; definitions cannot recurse")
+            return ANY
+        known = self.func_params.get(fn.name)
+        if known is not None:
+            for prm, was, now in zip(fn.params, known, arg_types):
+                if not _compatible(now, was):
+                    self.err(site, f"`{fn.name}` was first called with {prm.name} as {show(was)}, here {show(now)}")
+            return self.types[fn]
+        self.func_params[fn.name] = arg_types
+        self._typing.add(fn.name)
+        scope = _Scope()
+        for prm, t in zip(fn.params, arg_types):
+            scope.vars[prm.name] = t if prm.default is None else self.expr(prm.default, scope)
+        self.types[fn] = self.expr(fn.body, scope)
+        self._typing.discard(fn.name)
+        return self.types[fn]
+
+    def lambda_arg(self, coll_node, body, scope):
+        elem = self.elem_type(coll_node, scope)
+        inner = _Scope(scope)
+        inner.vars["it"] = elem
+        return self.expr(body, inner)
+
+    # built-in typing, one method each
+    def b_count(self, e, scope):
+        self.elem_type(e.args[0], scope)
+        return INT
+
+    def b_sum(self, e, scope):
+        t = self.lambda_arg(e.args[0], e.args[1], scope)
+        if not _compatible(t, INT):
+            self.err(e.args[1], f"`sum` adds numbers, got {show(t)}")
+        return INT
+
+    def b_min(self, e, scope):
+        first = self.expr(e.args[0], scope)
+        if first in (INT,):
+            self.expect(e.args[1], scope, (INT,), "a number")
+            return INT
+        return self.b_sum(e, scope)
+
+    b_max = b_min
+
+    def b_any(self, e, scope):
+        self.elem_type(e.args[0], scope)
+        return BOOL
+
+    def b_all(self, e, scope):
+        t = self.lambda_arg(e.args[0], e.args[1], scope)
+        if not _compatible(t, BOOL):
+            self.err(e.args[1], f"`all` needs a condition, got {show(t)}")
+        return BOOL
+
+    def b_count_distinct(self, e, scope):
+        self.lambda_arg(e.args[0], e.args[1], scope)
+        return INT
+
+    def b_abs(self, e, scope):
+        self.expect(e.args[0], scope, (INT,), "a number")
+        return INT
+
+    def b_top(self, e, scope):
+        t = self.expect_zone(e.args[0], scope)
+        return ("card", t[1]) if t[0] == "zone" else ANY
+
+    b_bottom = b_top
+
+    def b_first(self, e, scope):
+        return self.elem_type(e.args[0], scope)
+
+    b_last = b_random = b_first
+
+    def b_defs(self, e, scope):
+        a = e.args[0]
+        if not (isinstance(a, A.Name) and a.id in self.kinds):
+            self.err(a, "`defs` takes a card kind", suggest(getattr(a, "id", ""), self.kinds))
+            return ANY
+        self.types[a] = ("kind", a.id)
+        return T_list(("def", a.id))
+
+    def b_holder(self, e, scope):
+        a = e.args[0]
+        if not (isinstance(a, A.Name) and a.id in self.markers):
+            self.err(a, "`holder` takes a marker", suggest(getattr(a, "id", ""), self.markers))
+        else:
+            self.types[a] = ("marker", a.id)
+        return PLAYER
+
+    def b_next_player(self, e, scope):
+        self.expect(e.args[0], scope, (PLAYER,), "a player")
+        return PLAYER
+
+    def b_turn_order(self, e, scope):
+        self.expect(e.args[0], scope, (PLAYER,), "a player")
+        return T_list(PLAYER)
+
+    def b_seat(self, e, scope):
+        self.expect(e.args[0], scope, (PLAYER,), "a player")
+        return INT
+
+    def b_player(self, e, scope):
+        self.expect(e.args[0], scope, (INT,), "a seat number")
+        return PLAYER
+
+    def _track_arg(self, e, scope):
+        a = e.args[0]
+        if not (isinstance(a, A.Name) and a.id in self.tracks):
+            self.err(a, "expected a track", suggest(getattr(a, "id", ""), self.tracks))
+            return None
+        self.types[a] = ("track", a.id)
+        self.expect(e.args[1], scope, (PLAYER,), "a player")
+        return a.id
+
+    def b_space(self, e, scope):
+        name = self._track_arg(e, scope)
+        return ("space", name) if name else ANY
+
+    def b_position(self, e, scope):
+        self._track_arg(e, scope)
+        return INT
+
+    b_free_spaces = b_position
+
+    def _grid_arg(self, e, scope):
+        t = self.expr(e.args[0], scope)
+        if t[0] != "grid":
+            if t != ANY:
+                self.err(e.args[0], f"expected a grid, got {show(t)}")
+            return None
+        return t[1]
+
+    def b_frontier(self, e, scope):
+        g = self._grid_arg(e, scope)
+        return T_list(("cell", g)) if g else ANY
+
+    b_empty_cells = b_frontier
+
+    def b_cell(self, e, scope):
+        g = self._grid_arg(e, scope)
+        self.expect(e.args[1], scope, (INT,), "a column")
+        self.expect(e.args[2], scope, (INT,), "a row")
+        return ("cell", g) if g else ANY
+
+    def b_neighbors(self, e, scope):
+        g = self._grid_arg(e, scope)
+        self.expect(e.args[1], scope, (("cell", g) if g else ANY,), "a cell")
+        return T_list(("cell", g)) if g else ANY
+
+    def b_card_at(self, e, scope):
+        g = self._grid_arg(e, scope)
+        self.expect(e.args[1], scope, (("cell", g) if g else ANY,), "a cell")
+        return ("card", self.grids[g].kind) if g else ANY
+
+    def e_Unary(self, e, scope):
+        if e.op == "-":
+            self.expect(e.operand, scope, (INT,), "a negated value")
+            return INT
+        self.expect(e.operand, scope, (BOOL,), "`not`'s operand")
+        return BOOL
+
+    def e_Binary(self, e, scope):
+        op = e.op
+        if op in ("and", "or"):
+            self.expect(e.left, scope, (BOOL,), f"`{op}`'s left side")
+            self.expect(e.right, scope, (BOOL,), f"`{op}`'s right side")
+            return BOOL
+        lt = self.expr(e.left, scope)
+        rt = self.expr(e.right, scope)
+        if op == "in":
+            elem = self.elem_of(rt, e.right)
+            if not _compatible(lt, elem):
+                self.err(e, f"`in` compares {show(lt)} with elements of type {show(elem)}")
+            return BOOL
+        if op in ("==", "!="):
+            if not (_compatible(lt, rt) or lt == NONE or rt == NONE):
+                self.err(e, f"cannot compare {show(lt)} with {show(rt)}")
+            return BOOL
+        if op in ("<", "<=", ">", ">="):
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if not _compatible(t, INT):
+                    self.err(side, f"`{op}` compares numbers, got {show(t)}")
+            return BOOL
+        if op == "+" and (lt[0] in ("list", "zone") or rt[0] in ("list", "zone")):
+            le, re_ = self.elem_of(lt, e.left), self.elem_of(rt, e.right)
+            if not _compatible(le, re_):
+                self.err(e, f"cannot join a collection of {show(le)} with one of {show(re_)}")
+            return T_list(le if le != ANY else re_)
+        for side, t in ((e.left, lt), (e.right, rt)):
+            if not _compatible(t, INT):
+                self.err(side, f"`{op}` works on numbers, got {show(t)}")
+        return INT
+
+    def e_Range(self, e, scope):
+        self.expect(e.lo, scope, (INT,), "a range start")
+        self.expect(e.hi, scope, (INT,), "a range end")
+        return T_list(INT)
+
+    def e_Filter(self, e, scope):
+        elem = self.elem_type(e.coll, scope)
+        inner = _Scope(scope)
+        inner.vars["it"] = elem
+        self.expect(e.cond, inner, (BOOL,), "a `where` condition")
+        return T_list(elem)
+
+    def e_Cond(self, e, scope):
+        self.expect(e.test, scope, (BOOL,), "a condition")
+        a = self.expr(e.then, scope)
+        b = self.expr(e.other, scope)
+        if a == NONE:
+            return b
+        if b == NONE or a == ANY:
+            return a if a != ANY else b
+        if not _compatible(a, b):
+            self.err(e, f"both branches must have one type: {show(a)} and {show(b)}")
+        return a
+
+
+def _compatible(t, want) -> bool:
+    if t == ANY or want == ANY or t == want:
+        return True
+    if t[0] == want[0] == "list":
+        return _compatible(t[1], want[1])
+    if t[0] == want[0] and t[0] in ("card", "def", "zone", "cell", "line", "space", "grid"):
+        return t[1] is None or want[1] is None or t[1] == want[1]
+    if want == ACTION and t == NONE:
+        return True
+    return False
+
+
+def _callee(call) -> str:
+    return call.func.id if isinstance(call.func, A.Name) else "action"
+
+
+def check(program: A.Program) -> Model:
+    """Check a parsed program; raise CheckError with every problem found."""
+    return Checker(program).run()

@@ -1,0 +1,537 @@
+"""Text to typed AST. Lark trees never leave this module."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import ast as A
+from .errors import ParseError, make
+
+GRAMMAR = Path(__file__).with_name("grammar.lark")
+
+_TOKEN_NAMES = {
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "`{`", "RBRACE": "`}`",
+    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "EQUAL": "`=`", "COLON": "`:`",
+    "COMMA": "`,`", "SEMICOLON": "`;`", "$END": "end of file",
+}
+
+
+@functools.cache
+def _parser() -> Lark:
+    return Lark(GRAMMAR.read_text(), parser="lalr", strict=True, propagate_positions=True,
+                maybe_placeholders=True)
+
+
+def _span(meta) -> A.Span:
+    if getattr(meta, "empty", True):
+        return A.Span(0, 0)
+    return A.Span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tspan(tok: Token) -> A.Span:
+    return A.Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column)
+
+
+class _ToAst(Transformer):
+    """One method per grammar rule; each returns an AST node or a plain Python value."""
+
+    # -- terminals
+    def INT(self, t):
+        return Token("INT", int(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
+
+    def STRING(self, t):
+        return Token("STRING", str(t)[1:-1], t.start_pos, t.line, t.column, t.end_line, t.end_column,
+                     t.end_pos)
+
+    # -- expressions
+    @v_args(meta=True)
+    def int_lit(self, meta, c):
+        return A.Lit(int(c[0]), _span(meta))
+
+    @v_args(meta=True)
+    def str_lit(self, meta, c):
+        return A.Lit(str(c[0]), _span(meta))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, c):
+        return A.Lit(True, _span(meta))
+
+    @v_args(meta=True)
+    def false_lit(self, meta, c):
+        return A.Lit(False, _span(meta))
+
+    @v_args(meta=True)
+    def none_lit(self, meta, c):
+        return A.Lit(None, _span(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, c):
+        return A.Name(str(c[0]), _span(meta))
+
+    def args(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def list_lit(self, meta, c):
+        return A.ListLit(c[0] or (), _span(meta))
+
+    @v_args(meta=True)
+    def attr(self, meta, c):
+        return A.Attr(c[0], str(c[1]), _span(meta))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return A.Index(c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return A.Call(c[0], c[1] or (), _span(meta))
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return A.Unary("-", c[0], _span(meta))
+
+    @v_args(meta=True)
+    def not_op(self, meta, c):
+        return A.Unary("not", c[0], _span(meta))
+
+    def cmp_op(self, c):
+        return str(c[0])
+
+    add_op = mul_op = cmp_op
+
+    @v_args(meta=True)
+    def binop(self, meta, c):
+        return A.Binary(c[1], c[0], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def compare(self, meta, c):
+        return A.Binary(c[1], c[0], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def member(self, meta, c):
+        return A.Binary("in", c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def and_op(self, meta, c):
+        return A.Binary("and", c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def or_op(self, meta, c):
+        return A.Binary("or", c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def range(self, meta, c):
+        return A.Range(c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def filter(self, meta, c):
+        return A.Filter(c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def cond(self, meta, c):
+        return A.Cond(c[0], c[1], c[2], _span(meta))
+
+    # -- declarations
+    @v_args(meta=True)
+    def game_decl(self, meta, c):
+        opts = dict(c[1:])
+        lo, hi, default = opts.get("players", (1, 1, None))
+        return A.Game(str(c[0]), lo, hi, default if default is not None else lo, opts.get("cards"),
+                      opts.get("round_limit", 100), opts.get("step_budget", 100_000), _span(meta))
+
+    def opt_players(self, c):
+        return ("players", (int(c[0]), int(c[1]), None if c[2] is None else int(c[2])))
+
+    def opt_cards(self, c):
+        return ("cards", str(c[0]))
+
+    def opt_round_limit(self, c):
+        return ("round_limit", int(c[0]))
+
+    def opt_step_budget(self, c):
+        return ("step_budget", int(c[0]))
+
+    @v_args(meta=True)
+    def param_decl(self, meta, c):
+        return A.ParamDecl(str(c[0]), c[1], _span(meta))
+
+    @v_args(meta=True)
+    def kind_decl(self, meta, c):
+        return A.KindDecl(str(c[0]), tuple(c[1:]), _span(meta))
+
+    @v_args(meta=True)
+    def field_decl(self, meta, c):
+        return A.FieldDecl(str(c[0]), c[1], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def type_int(self, meta, c):
+        return A.TypeRef("int", (), _span(meta))
+
+    @v_args(meta=True)
+    def type_bool(self, meta, c):
+        return A.TypeRef("bool", (), _span(meta))
+
+    @v_args(meta=True)
+    def type_text(self, meta, c):
+        return A.TypeRef("text", (), _span(meta))
+
+    @v_args(meta=True)
+    def type_action(self, meta, c):
+        return A.TypeRef("action", (), _span(meta))
+
+    @v_args(meta=True)
+    def type_enum(self, meta, c):
+        return A.TypeRef("enum", tuple(str(x) for x in c), _span(meta))
+
+    def shape_pile(self, c):
+        return "pile"
+
+    def shape_row(self, c):
+        return "row"
+
+    def shape_bag(self, c):
+        return "bag"
+
+    def zopt_hidden(self, c):
+        return ("hidden", True)
+
+    def zopt_per_player(self, c):
+        return ("per_player", True)
+
+    def zopt_limit(self, c):
+        return ("limit", c[0])
+
+    @v_args(meta=True)
+    def zone_decl(self, meta, c):
+        opts = dict(c[3:])
+        return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("hidden", False),
+                          opts.get("per_player", False), opts.get("limit"), _span(meta))
+
+    def counter_map(self, c):
+        return True
+
+    def copt_per_player(self, c):
+        return ("per_player", True)
+
+    def copt_min(self, c):
+        return ("low", c[0])
+
+    def copt_max(self, c):
+        return ("high", c[0])
+
+    @v_args(meta=True)
+    def counter_decl(self, meta, c):
+        opts = dict(c[3:])
+        return A.CounterDecl(str(c[0]), bool(c[1]), c[2], opts.get("per_player", False),
+                             opts.get("low"), opts.get("high"), _span(meta))
+
+    @v_args(meta=True)
+    def marker_decl(self, meta, c):
+        return A.MarkerDecl(str(c[0]), _span(meta))
+
+    @v_args(meta=True)
+    def data_assign(self, meta, c):
+        return A.DataAssign(str(c[0]), c[1], _span(meta))
+
+    def assigns(self, c):
+        return tuple(c)
+
+    def assign_block(self, c):
+        return ("space", tuple(int(x) for x in c[:-1]), c[-1])
+
+    @v_args(meta=True)
+    def track_decl(self, meta, c):
+        fields = tuple(x for x in c[2:] if isinstance(x, A.FieldDecl))
+        spaces = tuple((x[1], x[2]) for x in c[2:] if isinstance(x, tuple))
+        return A.TrackDecl(str(c[0]), int(c[1]), fields, spaces, _span(meta))
+
+    def cell_lit(self, c):
+        return (int(c[0]), int(c[1]))
+
+    def grid_cell_field(self, c):
+        return ("cell_field", c[0])
+
+    def grid_line_field(self, c):
+        return ("line_field", c[0])
+
+    def grid_hole(self, c):
+        return ("hole", tuple(c))
+
+    def grid_at(self, c):
+        return ("at", (tuple(c[:-1]), c[-1]))
+
+    def grid_column(self, c):
+        return ("column", (tuple(int(x) for x in c[:-1]), c[-1]))
+
+    def grid_row(self, c):
+        return ("row", (tuple(int(x) for x in c[:-1]), c[-1]))
+
+    @v_args(meta=True)
+    def grid_decl(self, meta, c):
+        name, w, h, kind = str(c[0]), int(c[1]), int(c[2]), str(c[3])
+        per_player = False
+        parts: dict[str, list] = {k: [] for k in ("cell_field", "line_field", "hole", "at", "column", "row")}
+        for item in c[4:]:
+            if item == ("per_player", True):
+                per_player = True
+            elif item[0] in parts:
+                parts[item[0]].append(item[1])
+            else:
+                raise _GrammarMisuse(item, "only `per player` is allowed on a grid")
+        holes = tuple(cell for group in parts["hole"] for cell in group)
+        return A.GridDecl(name, w, h, kind, per_player, tuple(parts["cell_field"]),
+                          tuple(parts["line_field"]), holes, tuple(parts["at"]),
+                          tuple(parts["column"]), tuple(parts["row"]), _span(meta))
+
+    def params(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def param(self, meta, c):
+        return A.Param(str(c[0]), c[1], _span(meta))
+
+    @v_args(meta=True)
+    def func_decl(self, meta, c):
+        return A.FuncDecl(str(c[0]), c[1] or (), c[2], _span(meta))
+
+    @v_args(meta=True)
+    def action_decl(self, meta, c):
+        return A.ActionDecl(str(c[0]), c[1] or (), c[2], c[3], _span(meta))
+
+    @v_args(meta=True)
+    def setup_decl(self, meta, c):
+        return A.SetupDecl(c[0], _span(meta))
+
+    @v_args(meta=True)
+    def round_decl(self, meta, c):
+        return A.RoundDecl(tuple(c), _span(meta))
+
+    def mode_once(self, c):
+        return ("once", None, None)
+
+    def mode_each(self, c):
+        return ("each", str(c[0]), None)
+
+    def mode_turns(self, c):
+        return ("turns", str(c[0]), c[1])
+
+    @v_args(meta=True)
+    def phase_decl(self, meta, c):
+        mode, var, start = c[1]
+        return A.PhaseDecl(str(c[0]), mode, var, start, c[2], _span(meta))
+
+    def ev_enter(self, c):
+        return "enter"
+
+    def ev_place(self, c):
+        return "place"
+
+    def ev_fill(self, c):
+        return "fill"
+
+    @v_args(meta=True)
+    def trigger_decl(self, meta, c):
+        return A.TriggerDecl(c[0], str(c[1]), tuple(str(x) for x in c[2:-1]), c[-1], _span(meta))
+
+    @v_args(meta=True)
+    def score_decl(self, meta, c):
+        return A.ScoreDecl(str(c[0]), c[1], _span(meta))
+
+    @v_args(meta=True)
+    def victory_decl(self, meta, c):
+        return A.VictoryDecl(str(c[0]), str(c[1]), tuple(c[2:-2]), c[-2], c[-1], _span(meta))
+
+    # -- statements
+    def block(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def let_stmt(self, meta, c):
+        return A.Let(str(c[0]), c[1], _span(meta))
+
+    def op_set(self, c):
+        return "="
+
+    def op_add(self, c):
+        return "+="
+
+    def op_sub(self, c):
+        return "-="
+
+    @v_args(meta=True)
+    def set_stmt(self, meta, c):
+        return A.Set(c[0], c[1], c[2], _span(meta))
+
+    def dir_top(self, c):
+        return False
+
+    def dir_bottom(self, c):
+        return True
+
+    @v_args(meta=True)
+    def move_stmt(self, meta, c):
+        return A.Move(c[0], c[2], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def draw_stmt(self, meta, c):
+        return A.Draw(str(c[0]), c[1], c[2], c[3], _span(meta))
+
+    @v_args(meta=True)
+    def shuffle_stmt(self, meta, c):
+        return A.Shuffle(c[0], _span(meta))
+
+    @v_args(meta=True)
+    def create_stmt(self, meta, c):
+        return A.Create(c[0], c[1], c[2], _span(meta))
+
+    def elif_part(self, c):
+        return (c[0], c[1])
+
+    def else_part(self, c):
+        return ("else", c[0])
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        branches = [(c[0], c[1])]
+        other = None
+        for part in c[2:]:
+            if part[0] == "else":
+                other = part[1]
+            else:
+                branches.append(part)
+        return A.If(tuple(branches), other, _span(meta))
+
+    @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        return A.For(str(c[0]), c[1], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def repeat_stmt(self, meta, c):
+        return A.Repeat(c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def while_stmt(self, meta, c):
+        return A.While(c[0], c[1], _span(meta))
+
+    @v_args(meta=True)
+    def break_stmt(self, meta, c):
+        return A.Break(_span(meta))
+
+    @v_args(meta=True)
+    def return_stmt(self, meta, c):
+        return A.Return(_span(meta))
+
+    def by_part(self, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def option(self, meta, c):
+        return A.Option(str(c[0]), c[1], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def choose_options(self, meta, c):
+        prompt = str(c[0]) if c[0] is not None else None
+        return A.ChooseOptions(prompt, c[1], tuple(c[2:]), _span(meta))
+
+    @v_args(meta=True)
+    def choose_item(self, meta, c):
+        return A.ChooseItem(str(c[0]), c[1], c[2], c[3], _span(meta))
+
+    @v_args(meta=True)
+    def pick_stmt(self, meta, c):
+        return A.Pick(str(c[0]), c[1], c[2], c[3], c[4], c[5], _span(meta))
+
+    @v_args(meta=True)
+    def do_stmt(self, meta, c):
+        if not isinstance(c[0], A.Call):
+            raise _GrammarMisuse(c[0], "`do` needs an action call, such as `do plant(p)`")
+        return A.Do(c[0], _span(meta))
+
+    @v_args(meta=True)
+    def actions_stmt(self, meta, c):
+        names = tuple(str(x) for x in c[2:-1])
+        return A.Actions(c[0], c[1], names, c[-1], _span(meta))
+
+    @v_args(meta=True)
+    def advance_stmt(self, meta, c):
+        jump_var = str(c[3]) if c[3] is not None else None
+        return A.Advance(c[0], str(c[1]), c[2], jump_var, c[4] or (), _span(meta))
+
+    @v_args(meta=True)
+    def put_stmt(self, meta, c):
+        return A.Put(c[0], str(c[1]), c[2], _span(meta))
+
+    @v_args(meta=True)
+    def place_stmt(self, meta, c):
+        return A.Place(c[0], c[1], c[2], _span(meta))
+
+    @v_args(meta=True)
+    def give_stmt(self, meta, c):
+        return A.Give(str(c[0]), c[1], _span(meta))
+
+    @v_args(meta=True)
+    def log_stmt(self, meta, c):
+        return A.Log(str(c[0]), tuple(c[1:]), _span(meta))
+
+    def start(self, c):
+        return tuple(c)
+
+
+class _GrammarMisuse(Exception):
+    def __init__(self, node, message):
+        super().__init__(message)
+        self.node = node
+        self.message = message
+
+
+def _expected(exc: UnexpectedInput) -> str:
+    names = sorted({_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.isalpha() else e)
+                    for e in getattr(exc, "expected", ()) or ()})
+    if not names:
+        return ""
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return "expected " + ", ".join(names)
+
+
+def parse(source: str, path: str = "<rules>") -> A.Program:
+    """Parse a rules file; raise ParseError with a positioned diagnostic on bad syntax."""
+    try:
+        tree = _parser().parse(source)
+        items = _ToAst().transform(tree)
+    except UnexpectedToken as exc:
+        tok = exc.token
+        what = "end of file" if tok.type == "$END" else f"`{tok}`"
+        hint = _expected(exc) or None
+        line, col = (exc.line, exc.column) if exc.line not in (None, -1) else _end(source)
+        raise ParseError([make(path, source, line, col, f"unexpected {what}", hint)]) from None
+    except UnexpectedCharacters as exc:
+        ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
+        raise ParseError([make(path, source, exc.line, exc.column, f"unexpected character `{ch}`",
+                               _expected(exc) or None)]) from None
+    except UnexpectedEOF as exc:
+        line, col = _end(source)
+        raise ParseError([make(path, source, line, col, "unexpected end of file",
+                               _expected(exc) or None)]) from None
+    except VisitError as exc:
+        inner = exc.orig_exc
+        if isinstance(inner, _GrammarMisuse):
+            span = getattr(inner.node, "span", A.Span(1, 1))
+            raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
+        raise
+    return A.Program(path, source, items)
+
+
+def _end(source: str) -> tuple[int, int]:
+    lines = source.splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
+
+
+def parse_file(path: str | Path) -> A.Program:
+    """Read and parse one rules file."""
+    p = Path(path)
+    return parse(p.read_text(encoding="utf-8"), str(path))
