@@ -424,6 +424,12 @@ class Compiler:
         vals = self.each(body)
         return lambda rt, env: len(set(vals(rt, env, coll(rt, env))))
 
+    def b_names(self, e):
+        coll = self.as_list(e.args[0])
+        if self.elem_type(e.args[0])[0] == "def":
+            return lambda rt, env: [rt.names[d] for d in coll(rt, env)]
+        return lambda rt, env: [rt.names[rt.st.card_def[c]] for c in coll(rt, env)]
+
     def b_abs(self, e):
         a = self.expr(e.args[0])
         return lambda rt, env: abs(a(rt, env))

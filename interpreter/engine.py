@@ -10,6 +10,7 @@ The engine owns nothing that changes during play except through `apply`; the sta
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import attrs
@@ -84,6 +85,7 @@ class Engine:
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         comp.compile_all()
         self.procs = comp.procs
+        self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs
         self.zone_limits = {}
         for z in model.zones.values():
@@ -334,6 +336,7 @@ class Engine:
         """Start the next body of the game's flow; False when the game is over."""
         if st.stage == "new":
             st.stage = "setup"
+            self.emit("setup", {"players": st.player_count, "seed": st.seed})
             if "setup" in self.procs:
                 st.stack.append(Frame("setup", 0, {}, None))
             return True
@@ -438,6 +441,8 @@ class Engine:
         st.seq += 1
         if self.sink is None:
             return
+        if player is None and st.stack:
+            player = st.stack[-1].active
         self.sink({"seq": st.seq, "round": st.round, "phase": st.phase,
                    "player": f"P{player + 1}" if isinstance(player, int) else None,
                    "event": event, "data": data})
@@ -462,7 +467,7 @@ class Engine:
                           for i, c in enumerate(cells) if c is not None}
         return {
             "zones": {k: cards(v) for k, v in st.zones.items()},
-            "counters": st.counters,
+            "counters": copy.deepcopy(st.counters),
             "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
             "tracks": {k: {f"P{i + 1}": pos for i, pos in enumerate(v)} for k, v in st.tracks.items()},
             "grids": grids,
@@ -556,7 +561,7 @@ class Engine:
         zname = dest.split(".")[-1]
         if ("enter", zname) in self.triggers:
             owner = self._owner(dest)
-            self.fire(("enter", zname), [card, owner])
+            self.run_triggers(("enter", zname), [card, owner])
 
     def _hidden(self, key: str) -> bool:
         z = self.model.zones.get(key.split(".")[-1])
@@ -570,7 +575,7 @@ class Engine:
         for c in cards:
             self.move(c, dest, bottom)
 
-    def fire(self, key, values):
+    def run_triggers(self, key, values):
         """Push the trigger bodies registered for an event; they run before the next statement."""
         for name in reversed(self.triggers[key]):
             proc = self.procs[name]
@@ -714,7 +719,7 @@ class Engine:
         self.st.tracks[track][who] = pos
 
     def place(self, card, gname, key, cell, span):
-        """Put a card on an empty cell; fire `place`, then `fill` for each line it completes."""
+        """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""
         st = self.st
         cells = st.grids[key]
         meta = self.grid_meta[gname]
@@ -731,13 +736,13 @@ class Engine:
                                 "cell": f"({cell % meta.width + 1},{cell // meta.width + 1})"}, owner)
         # The place trigger is pushed first so that completed lines count before it runs.
         if ("place", gname) in self.triggers:
-            self.fire(("place", gname), [card, cell, owner])
+            self.run_triggers(("place", gname), [card, cell, owner])
         if ("fill", gname) in self.triggers:
             for line in meta.lines_of[cell]:
                 if all(cells[i] is not None for i in meta.line_cells[line]):
                     if self.sink is not None:
                         self.emit("fill", {"grid": key, "line": line}, owner)
-                    self.fire(("fill", gname), [line, owner])
+                    self.run_triggers(("fill", gname), [line, owner])
 
     def give(self, marker, to):
         self.st.markers[marker] = to

@@ -65,6 +65,7 @@ BUILTINS = {
     "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
     "neighbors": (2, 2, "cells orthogonally next to a cell"),
     "card_at": (2, 2, "the card on a cell, or none"),
+    "names": (1, 1, "the names of the cards of a collection, in order"),
 }
 LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct"}
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
@@ -951,6 +952,12 @@ class Checker:
         self.expect(e.args[1], scope, (("cell", g) if g else ANY,), "a cell")
         return ("card", self.grids[g].kind) if g else ANY
 
+    def b_names(self, e, scope):
+        elem = self.elem_type(e.args[0], scope)
+        if elem[0] not in ("card", "def", "any"):
+            self.err(e.args[0], f"`names` takes cards, not {show(elem)}")
+        return T_list(TEXT)
+
     def e_Unary(self, e, scope):
         if e.op == "-":
             self.expect(e.operand, scope, (INT,), "a negated value")
@@ -1029,6 +1036,21 @@ def _compatible(t, want) -> bool:
 
 def _callee(call) -> str:
     return call.func.id if isinstance(call.func, A.Name) else "action"
+
+
+def check_expression(model: Model, expr) -> tuple:
+    """Type a stand-alone expression (a scenario expectation) against a checked model.
+
+    Returns (type, types, calls): the side tables extended with the expression's nodes.
+    """
+    c = Checker(model.program)
+    c.collect()
+    c.check_bodies()
+    c.errors = []
+    t = c.expr(expr, _Scope())
+    if c.errors:
+        raise CheckError(c.errors)
+    return t, c.types, c.calls
 
 
 def check(program: A.Program) -> Model:

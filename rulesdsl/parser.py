@@ -22,7 +22,7 @@ _TOKEN_NAMES = {
 @functools.cache
 def _parser() -> Lark:
     return Lark(GRAMMAR.read_text(), parser="lalr", strict=True, propagate_positions=True,
-                maybe_placeholders=True)
+                maybe_placeholders=True, start=["start", "expr"])
 
 
 def _span(meta) -> A.Span:
@@ -500,9 +500,18 @@ def _expected(exc: UnexpectedInput) -> str:
 
 def parse(source: str, path: str = "<rules>") -> A.Program:
     """Parse a rules file; raise ParseError with a positioned diagnostic on bad syntax."""
+    return A.Program(path, source, _parse(source, path, "start"))
+
+
+def parse_expression(source: str, path: str = "<expression>"):
+    """Parse one expression (used by scenario expectations)."""
+    return _parse(source, path, "expr")
+
+
+def _parse(source: str, path: str, start: str):
     try:
-        tree = _parser().parse(source)
-        items = _ToAst().transform(tree)
+        tree = _parser().parse(source, start=start)
+        result = _ToAst().transform(tree)
     except UnexpectedToken as exc:
         tok = exc.token
         what = "end of file" if tok.type == "$END" else f"`{tok}`"
@@ -523,7 +532,7 @@ def parse(source: str, path: str = "<rules>") -> A.Program:
             span = getattr(inner.node, "span", A.Span(1, 1))
             raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
         raise
-    return A.Program(path, source, items)
+    return result
 
 
 def _end(source: str) -> tuple[int, int]:

@@ -1,0 +1,56 @@
+"""Agents: anything that picks an option index from the pending decision's sorted labels."""
+from __future__ import annotations
+
+import random
+
+
+class FirstAgent:
+    """Always takes the first legal option: a fully predictable opponent for tests."""
+
+    name = "first"
+
+    def choose(self, options: list[str], state) -> int:
+        """Index of the chosen option."""
+        return 0
+
+
+class RandomAgent:
+    """Uniform choice among legal options, from its own seeded generator (never the game's)."""
+
+    name = "random"
+
+    def __init__(self, seed: int, seat: int):
+        self.rng = random.Random(seed * 1_000_003 + seat)
+
+    def choose(self, options: list[str], state) -> int:
+        """Index of the chosen option."""
+        return self.rng.randrange(len(options))
+
+
+AGENTS = {"first": lambda seed, seat: FirstAgent(), "random": RandomAgent}
+
+
+def make_agents(spec: str, players: int, seed: int) -> list:
+    """`random` or `first` for every seat, or one name per seat separated by commas."""
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise ValueError(f"{len(names)} agents for {players} players")
+    for n in names:
+        if n not in AGENTS:
+            raise ValueError(f"unknown agent `{n}`; agents: {', '.join(sorted(AGENTS))}")
+    return [AGENTS[n](seed, seat) for seat, n in enumerate(names)]
+
+
+def play(engine, state, agents, sink=None, max_decisions: int | None = None):
+    """Drive a game to its end with one agent per seat."""
+    count = 0
+    while not engine.is_over(state):
+        options = engine.legal(state)
+        who = state.pending["player"]
+        engine.apply(state, agents[who].choose(options, state), sink)
+        count += 1
+        if max_decisions is not None and count >= max_decisions:
+            break
+    return state

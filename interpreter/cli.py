@@ -1,0 +1,150 @@
+"""`lfdsl`: check a ruleset, run a game, run scenarios. Only this module prints or writes files.
+
+Exit codes: 0 success; 1 a scenario expectation failed; 2 the ruleset, cards, scenario or command
+line is wrong (static error); 3 the game failed while running (a rule looped or could not run).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rulesdsl.errors import LanguageError
+
+from .agents import make_agents, play
+from .engine import Engine, GameError
+from .scenario import ScenarioError, run_scenario
+from .trace import JsonLinesSink, TextSink, result_lines
+
+EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME = 0, 1, 2, 3
+
+
+def _params(pairs) -> dict:
+    out = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise SystemExit(f"lfdsl: --set takes name=value, got `{pair}`")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _load(args) -> Engine:
+    return Engine.load(args.ruleset, getattr(args, "cards", None), _params(getattr(args, "set", None)))
+
+
+def cmd_check(args) -> int:
+    engine = _load(args)
+    m = engine.model
+    print(f"{args.ruleset}: ok: {m.game.name}, {m.game.min_players}-{m.game.max_players} players, "
+          f"{len(engine.cards.defs)} card definitions, {len(m.actions)} actions, "
+          f"{len(m.round.phases)} phases")
+    return EXIT_OK
+
+
+def cmd_run(args) -> int:
+    engine = _load(args)
+    players = args.players or engine.model.game.default_players
+    agents = make_agents(args.agents, players, args.seed)
+    sinks = []
+    trace_file = None
+    if not args.quiet:
+        sinks.append(TextSink(print, full_state=args.full_state))
+    if args.trace:
+        trace_file = open(args.trace, "w", encoding="utf-8")
+        sinks.append(JsonLinesSink(trace_file))
+
+    def sink(event):
+        for s in sinks:
+            s(event)
+    try:
+        print(f"{engine.model.game.name}: {players} players, seed {args.seed}, agents {args.agents}")
+        st = engine.new_game(players, args.seed, sink=sink)
+        play(engine, st, agents, sink)
+    finally:
+        if trace_file:
+            trace_file.close()
+    if args.quiet:
+        for line in result_lines(st.result):
+            print(line)
+    print(f"{st.decisions} decisions, {st.round} rounds")
+    return EXIT_OK
+
+
+def cmd_test(args) -> int:
+    engine = _load(args)
+    failed = 0
+    total = 0
+    for path in args.scenarios:
+        outcomes, runner = run_scenario(engine, path)
+        bad = [o for o in outcomes if not o.ok]
+        total += len(outcomes)
+        failed += len(bad)
+        status = "ok" if outcomes and not bad else "FAILED"
+        print(f"{status}: {path} ({len(outcomes) - len(bad)}/{len(outcomes)} expectations)")
+        for o in outcomes:
+            if args.verbose or not o.ok:
+                print(f"  {'pass' if o.ok else 'FAIL'}: {o.text}")
+        if not outcomes:
+            print("  FAIL: the scenario states no expectation")
+            failed += 1
+        if bad and args.verbose:
+            print("  log:")
+            for line in runner.log():
+                print("    " + line)
+    print(f"{total - failed} passed, {failed} failed")
+    return EXIT_OK if failed == 0 else EXIT_FAILED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lfdsl", description="Board-game rules as data.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp):
+        sp.add_argument("ruleset", help="a .lf rules file")
+        sp.add_argument("--cards", help="card database (default: the ruleset's `cards` line)")
+        sp.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
+
+    c = sub.add_parser("check", help="check a ruleset and its cards")
+    common(c)
+    c.set_defaults(func=cmd_check)
+    r = sub.add_parser("run", help="play one game with bots")
+    common(r)
+    r.add_argument("--players", type=int)
+    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--agents", default="random", help="random or first, one for all or one per seat: a,b")
+    r.add_argument("--trace", help="write the JSON Lines trace to this file")
+    r.add_argument("--quiet", action="store_true", help="print only the result")
+    r.add_argument("--full-state", action="store_true", help="print the whole state at each round")
+    r.set_defaults(func=cmd_run)
+    t = sub.add_parser("test", help="run scenario files")
+    common(t)
+    t.add_argument("scenarios", nargs="+")
+    t.add_argument("-v", "--verbose", action="store_true")
+    t.set_defaults(func=cmd_test)
+    return p
+
+
+def main(argv=None) -> int:
+    """Entry point of the `lfdsl` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except LanguageError as exc:
+        print(exc.render(), file=sys.stderr)
+        print(f"lfdsl: {len(exc.diagnostics)} error(s) ({exc.step})", file=sys.stderr)
+        return EXIT_STATIC
+    except ScenarioError as exc:
+        print(f"lfdsl: {exc}", file=sys.stderr)
+        return EXIT_STATIC
+    except (ValueError, OSError) as exc:
+        print(f"lfdsl: {exc}", file=sys.stderr)
+        return EXIT_STATIC
+    except GameError as exc:
+        print(f"{exc}", file=sys.stderr)
+        print("lfdsl: the game stopped with an error", file=sys.stderr)
+        return EXIT_RUNTIME
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Trace sinks: JSON Lines for tools, readable text for people and snapshot tests."""
+from __future__ import annotations
+
+import json
+
+
+class JsonLinesSink:
+    """Writes one JSON object per event, keys in a fixed order."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __call__(self, event: dict):
+        self.stream.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+class ListSink:
+    """Keeps events in memory."""
+
+    def __init__(self):
+        self.events: list[dict] = []
+
+    def __call__(self, event: dict):
+        self.events.append(event)
+
+
+def _state_lines(data: dict) -> list[str]:
+    out = []
+    for name, cards in data["zones"].items():
+        if cards:
+            out.append(f"  {name}: {', '.join(cards)}")
+    for name, value in data["counters"].items():
+        out.append(f"  {name} = {json.dumps(value)}")
+    for name, holder in data["markers"].items():
+        out.append(f"  {name} held by {holder}")
+    for name, pos in data["tracks"].items():
+        out.append(f"  {name}: " + ", ".join(f"{p} at {v}" for p, v in pos.items()))
+    for name, cells in data["grids"].items():
+        out.append(f"  {name}: " + ", ".join(f"{c} {n}" for c, n in cells.items()))
+    return out
+
+
+def render(event: dict, full_state: bool = True) -> list[str]:
+    """Readable lines for one trace event."""
+    e, d = event["event"], event["data"]
+    who = f"{event['player']} " if event["player"] else ""
+    if e == "state":
+        head = [f"== round {event['round']} =="]
+        return head + (_state_lines(d) if full_state else [])
+    if e == "setup":
+        return ["== setup =="]
+    if e == "phase":
+        return [f"-- phase {d['name']}"]
+    if e == "turn":
+        return [f"{event['player']}'s turn"]
+    if e == "choice":
+        others = [o for o in d["options"] if o != d["choice"]]
+        alt = f"  (of {len(d['options'])}: {', '.join(d['options'])})" if others else ""
+        return [f"  {who}{d['prompt']}: {d['choice']}{alt}"]
+    if e == "move":
+        return [f"    {d['card']}: {d['from']} -> {d['to']}"]
+    if e == "place":
+        return [f"    {d['card']} placed on {d['grid']} {d['cell']}"]
+    if e == "fill":
+        return [f"    {d['grid']} {d['line']} is full"]
+    if e == "counter":
+        return [f"    {who}{d['name']} = {d['value']} (was {d['was']})"]
+    if e == "action":
+        # A turn action is already shown by the choice that picked it.
+        return [f"  {who}bonus action {d['name']}"] if d["bonus"] else []
+    if e == "forfeit":
+        return [f"  {who}bonus action {d['action']} forfeited: it cannot be performed"]
+    if e == "no_action":
+        return [f"  {who}no legal action left ({d['left']} unused)"]
+    if e == "advance":
+        jumped = f", jumping {', '.join(d['jumped'])}" if d["jumped"] else ""
+        return [f"    {who}{d['track']}: {d['from']} -> {d['to']}{jumped}"]
+    if e == "blocked":
+        return [f"    {d['card']} cannot enter {d['zone']} (limit {d['limit']})"]
+    if e == "refill":
+        return [f"    {d['zone']} refilled from {d['from']} ({d['cards']} cards)"]
+    if e == "shuffle":
+        return [f"    shuffle {d['zone']} ({d['cards']} cards)"]
+    if e == "random":
+        return [f"    chance: {d['index'] + 1} of {d['of']}"]
+    if e == "marker":
+        return [f"    {d['marker']} -> {d['to']}"]
+    if e == "log":
+        return [f"  {who}{d['text']}"]
+    if e == "game_end":
+        return ["== game over ==", *result_lines(d)]
+    return [f"  {e}: {json.dumps(d)}"]
+
+
+def result_lines(result: dict) -> list[str]:
+    """The winners, the reason and every player's victory counts."""
+    out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(result['winners'])}",
+           f"reason: {result['reason']} (round {result['round']})"]
+    for p, counts in result["counts"].items():
+        out.append(f"  {p}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return out
+
+
+class TextSink:
+    """Renders events as they come, to a stream or a list of lines."""
+
+    def __init__(self, write, full_state: bool = True):
+        self.write = write
+        self.full_state = full_state
+
+    def __call__(self, event: dict):
+        for line in render(event, self.full_state):
+            self.write(line)

@@ -1,0 +1,29 @@
+"""Shared fixtures: the repository root and a text snapshot extension (one .txt file per test)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class TextSnapshot(SingleFileSnapshotExtension):
+    """Stores a snapshot as a readable UTF-8 text file, so a rules change shows as a diff."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+@pytest.fixture
+def text_snapshot(snapshot):
+    """A snapshot fixture writing `__snapshots__/<module>/<test>.txt`."""
+    return snapshot.use_extension(TextSnapshot)
+
+
+@pytest.fixture(scope="session")
+def base_engine():
+    """The base-game ruleset, loaded and compiled once."""
+    from interpreter.engine import Engine
+    return Engine.load(ROOT / "rulesets" / "base.lf")

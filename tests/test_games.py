@@ -1,0 +1,112 @@
+"""Whole games: golden traces, determinism across processes, and many random games."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from interpreter.agents import make_agents, play
+from interpreter.trace import ListSink, render
+
+from .conftest import ROOT
+
+# Seeds chosen among the first 60 for short random games, so the golden files stay reviewable.
+GOLDEN = [(2, 30), (3, 37), (4, 59)]
+
+
+def readable_trace(engine, players, seed) -> str:
+    sink = ListSink()
+    st = engine.new_game(players, seed, sink=sink)
+    play(engine, st, make_agents("random", players, seed), sink)
+    lines = []
+    for ev in sink.events:
+        lines.extend(render(ev, full_state=True))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("players,seed", GOLDEN, ids=[f"{p}p-seed{s}" for p, s in GOLDEN])
+def test_golden_trace(base_engine, text_snapshot, players, seed):
+    text = readable_trace(base_engine, players, seed)
+    assert text.splitlines()[-1].startswith("  P")  # ends with the victory counts
+    assert text == text_snapshot
+
+
+def test_trace_schema(base_engine):
+    sink = ListSink()
+    st = base_engine.new_game(3, 5, sink=sink)
+    play(base_engine, st, make_agents("random", 3, 5), sink)
+    events = sink.events
+    assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
+    for e in events:
+        assert list(e) == ["seq", "round", "phase", "player", "event", "data"]
+    states = [e for e in events if e["event"] == "state"]
+    assert [s["round"] for s in states] == list(range(1, st.round + 1))
+    first = states[0]["data"]
+    assert set(first) >= {"zones", "counters", "markers", "tracks", "grids"}
+    assert len(first["zones"]["P1.deck"]) == 14
+    assert first["markers"]["sacred_tree"] in ("P1", "P2", "P3")
+    last = events[-1]
+    assert last["event"] == "game_end"
+    assert last["data"]["winners"] and set(last["data"]["counts"]) == {"P1", "P2", "P3"}
+    json.dumps(events)  # every event is JSON data
+
+
+def _trace_in_subprocess(hashseed: str) -> bytes:
+    env = dict(os.environ, PYTHONHASHSEED=hashseed)
+    out = ROOT / f".trace-{hashseed}.jsonl"
+    try:
+        subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets/base.lf"),
+                        "--players", "3", "--seed", "11", "--quiet", "--trace", str(out)],
+                       check=True, env=env, cwd=ROOT, capture_output=True)
+        return out.read_bytes()
+    finally:
+        out.unlink(missing_ok=True)
+
+
+def test_same_seed_same_trace_in_two_processes():
+    a = _trace_in_subprocess("1")
+    b = _trace_in_subprocess("4242")
+    assert a == b
+    assert a.count(b"\n") > 100
+
+
+def test_different_seeds_differ(base_engine):
+    a = readable_trace(base_engine, 2, 1)
+    b = readable_trace(base_engine, 2, 2)
+    assert a != b
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_games_finish_with_a_winner(base_engine, players):
+    # A few hundred games in CI; benchmarks/playouts.py --games 1000 runs the full thousand.
+    for seed in range(100):
+        st = base_engine.new_game(players, seed)
+        play(base_engine, st, make_agents("random", players, seed))
+        assert st.result is not None and st.result["winners"], seed
+        assert st.round <= base_engine.round_limit
+
+
+def test_first_agent_game_finishes(base_engine):
+    st = base_engine.new_game(2, 3)
+    play(base_engine, st, make_agents("first", 2, 3))
+    assert st.result["winners"]
+
+
+def test_state_is_json_and_clone_replays_identically(base_engine):
+    st = base_engine.new_game(2, 8)
+    agents = make_agents("random", 2, 8)
+    for _ in range(50):
+        base_engine.apply(st, agents[st.pending["player"]].choose(base_engine.legal(st), st))
+    json.dumps(st.to_json())
+    twin = st.clone()
+    for _ in range(200):
+        if base_engine.is_over(st):
+            break
+        opts = base_engine.legal(st)
+        assert base_engine.legal(twin) == opts
+        base_engine.apply(st, len(opts) - 1)
+        base_engine.apply(twin, len(opts) - 1)
+    assert st.to_json() == twin.to_json()
