@@ -53,6 +53,7 @@ class Compiler:
         self._tmp = 0
         self._loops: list[list] = []
         self.trigger_procs: dict[tuple, list] = {}
+        self.reach_procs: list[str] = []
 
     # ---- helpers ------------------------------------------------------------------------------
     def tmp(self, stem: str) -> str:
@@ -89,6 +90,10 @@ class Compiler:
             self.body(proc, trig.body)
             key = f"trigger:{i}"
             self.procs[key] = proc
+            if trig.event == "reach":
+                proc.requires = self.expr(trig.cond)
+                self.reach_procs.append(key)
+                continue
             self.trigger_procs.setdefault((trig.event, trig.target), []).append(key)
         return self
 

@@ -87,6 +87,7 @@ class Engine:
         self.procs = comp.procs
         self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs
+        self.reach = comp.reach_procs
         self.zone_limits = {}
         for z in model.zones.values():
             if z.limit is not None:
@@ -308,6 +309,9 @@ class Engine:
             pc = fr.pc
             if pc >= len(code):
                 stack.pop()
+                if self.reach and proc.kind == "phase":
+                    # Thresholds are checked whenever a turn (a phase body) ends.
+                    self.check_thresholds()
                 continue
             fr.pc = pc + 1
             st.steps += 1
@@ -575,6 +579,23 @@ class Engine:
         for c in cards:
             self.move(c, dest, bottom)
 
+    def check_thresholds(self):
+        """Run `on reach` triggers for players whose condition has just become true."""
+        st = self.st
+        fired = False
+        for name in self.reach:
+            proc = self.procs[name]
+            var = proc.params[0][0]
+            marks = st.reached.setdefault(name, [False] * st.player_count)
+            for p in range(st.player_count):
+                now = bool(proc.requires(self, {var: p}))
+                if now and not marks[p]:
+                    active = st.stack[-1].active if st.stack else None
+                    st.stack.append(Frame(name, 0, {var: p}, active))
+                    fired = True
+                marks[p] = now
+        return fired
+
     def run_triggers(self, key, values):
         """Push the trigger bodies registered for an event; they run before the next statement."""
         for name in reversed(self.triggers[key]):
@@ -653,6 +674,7 @@ class Engine:
         if self.sink is not None and new != old:
             label = name if key is None else f"{name}[{key}]"
             self.emit("counter", {"name": label, "value": new, "was": old}, who)
+
 
     def can_perform(self, name: str, args) -> bool:
         proc = self.procs["action:" + name]

@@ -69,8 +69,9 @@ class Runner:
     def evaluate(self, text: str, st):
         e = self.engine
         try:
-            node = parse_expression(text, f"{self.path}: expect")
-            _, types, calls = check_expression(e.model, node)
+            where = f"{self.path}: expect"
+            node = parse_expression(text, where)
+            _, types, calls = check_expression(e.model, node, where, text)
         except LanguageError as exc:
             raise ScenarioError(exc.render()) from None
         comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)

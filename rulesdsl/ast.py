@@ -306,13 +306,14 @@ class RoundDecl:
 
 @node
 class TriggerDecl:
-    """`on enter|place|fill target (names) { ... }`."""
+    """`on enter|place|fill target (names) { ... }`, or `on reach (p) condition { ... }`."""
 
     event: str
     target: str
     names: tuple
     body: tuple
     span: Span
+    cond: Any = None
 
 
 @node

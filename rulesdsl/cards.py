@@ -1,6 +1,7 @@
 """The card database: TOML tables structured by the ruleset's card kinds through strict cattrs."""
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from . import ast as A
-from .errors import CardError, Diagnostic, suggest
+from .errors import CardError, Diagnostic, make, suggest
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
 
@@ -44,46 +45,66 @@ def _literal(expr):
 
 
 def _kind_class(kind: A.KindDecl):
-    """An attrs class whose fields mirror the kind; enum and int types are validated."""
-    attribs = {"name": attrs.field(validator=attrs.validators.instance_of(str))}
+    """An attrs class whose fields mirror the kind (values are validated before structuring)."""
+    attribs = {"name": attrs.field()}
     for f in kind.fields:
-        py = _PY_TYPES[f.type.name]
-        validators = [_strict_type(py)]
-        if f.type.name == "enum":
-            validators.append(_one_of(f.type.values))
         if f.default is None:
-            attribs[f.name] = attrs.field(validator=validators, kw_only=True)
+            attribs[f.name] = attrs.field(kw_only=True)
         else:
-            attribs[f.name] = attrs.field(default=_literal(f.default), validator=validators, kw_only=True)
+            attribs[f.name] = attrs.field(default=_literal(f.default), kw_only=True)
     return attrs.make_class(f"Card_{kind.name}", attribs, frozen=True)
-
-
-def _strict_type(py):
-    def check(inst, attribute, value):
-        ok = isinstance(value, py) and not (py is int and isinstance(value, bool))
-        if not ok:
-            raise TypeError(f"expected {_show_type(py)}, got {value!r}")
-    return check
 
 
 def _show_type(py):
     return {int: "int", bool: "bool", str: "text"}[py]
 
 
-def _one_of(values):
-    def check(inst, attribute, value):
-        if value not in values:
-            hint = suggest(value, values)
-            raise ValueError(f"{value!r} is not one of {', '.join(values)}" + (f" ({hint})" if hint else ""))
-    return check
+def _show_value(v):
+    return f'"{v}"' if isinstance(v, str) else repr(v)
+
+
+def _problems(entry: dict, kind: A.KindDecl) -> list[str]:
+    """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values."""
+    out = []
+    fields = {f.name: f for f in kind.fields}
+    for key in entry:
+        if key != "name" and key not in fields:
+            hint = suggest(key, list(fields))
+            out.append(f"unknown field {key!r}" + (f" ({hint})" if hint else ""))
+    if "name" not in entry:
+        out.append("missing field 'name'")
+    elif not isinstance(entry["name"], str):
+        out.append(f"field 'name': expected text, got {_show_value(entry['name'])}")
+    for f in kind.fields:
+        if f.name not in entry:
+            if f.default is None:
+                out.append(f"missing field {f.name!r}")
+            continue
+        value = entry[f.name]
+        py = _PY_TYPES[f.type.name]
+        if not isinstance(value, py) or (py is int and isinstance(value, bool)):
+            out.append(f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}")
+        elif f.type.name == "enum" and value not in f.type.values:
+            hint = suggest(value, f.type.values)
+            out.append(f"field {f.name!r}: {_show_value(value)} is not one of {', '.join(f.type.values)}"
+                       + (f" ({hint})" if hint else ""))
+    return out
 
 
 def _converter():
     conv = cattrs.Converter(forbid_extra_keys=True)
-    # Keep values as written; the attrs validators above reject wrong types instead of coercing.
+    # Keep values as written: `_problems` has already rejected wrong types, so nothing is coerced.
     for py in (int, bool, str):
         conv.register_structure_hook(py, lambda v, _t: v)
     return conv
+
+
+def _toml_position(exc) -> tuple[int, int]:
+    """tomllib (3.11) puts the position only in the message: `(at line 5, column 19)`."""
+    m = re.search(r"at line (\d+), column (\d+)", str(exc))
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    return getattr(exc, "lineno", 0) or 0, getattr(exc, "colno", 0) or 0
 
 
 def load_cards(path: str | Path, kinds: dict) -> CardDB:
@@ -95,13 +116,14 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
         errors.append(Diagnostic(path, 0, 0, msg))
 
     try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise CardError([Diagnostic(path, 0, 0, "card database not found")]) from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", 0) or 0
-        col = getattr(exc, "colno", 0) or 0
-        raise CardError([Diagnostic(path, line, col, f"not valid TOML: {exc}")]) from None
+        line, col = _toml_position(exc)
+        raise CardError([make(path, text, line, col, f"not valid TOML: {exc}")]) from None
     conv = _converter()
     classes = {name: _kind_class(k) for name, k in kinds.items()}
     defs: list[CardDef] = []
@@ -116,14 +138,18 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             err(f"[{table}] must be an array of tables: write [[{table}]]")
             continue
         for i, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                err(f"{table} [[{table}]] #{i + 1}: each card must be a table, got {_show_value(entry)}")
+                continue
             label = f"card {entry.get('name')!r}" if isinstance(entry.get("name"), str) else f"[[{table}]] #{i + 1}"
-            try:
-                obj = conv.structure(entry, classes[table])
-            except ClassValidationError as exc:
-                for msg in _flatten(exc, entry):
+            problems = _problems(entry, kinds[table])
+            if problems:
+                for msg in problems:
                     err(f"{table} {label}: {msg}")
                 continue
-            except (TypeError, ValueError) as exc:
+            try:
+                obj = conv.structure(entry, classes[table])
+            except (ClassValidationError, ForbiddenExtraKeysError) as exc:  # pragma: no cover - pre-validated
                 err(f"{table} {label}: {exc}")
                 continue
             if (table, obj.name) in names:
@@ -140,34 +166,3 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
     return CardDB(path, tuple(defs), {k: tuple(v) for k, v in by_kind.items()})
 
 
-def _flatten(exc, entry):
-    """Turn a cattrs exception group into one readable line per problem."""
-    out = []
-    for sub in exc.exceptions:
-        if isinstance(sub, ForbiddenExtraKeysError):
-            for key in sorted(sub.extra_fields):
-                out.append(f"unknown field {key!r}")
-        elif isinstance(sub, KeyError):
-            out.append(f"missing field {sub.args[0]!r}")
-        elif isinstance(sub, (TypeError, ValueError)):
-            field = _field_of(sub)
-            text = str(sub)
-            if "missing" in text and "keyword-only argument" in text:
-                missing = text.split(":")[-1].strip().strip("'")
-                out.append(f"missing field {missing!r}")
-            else:
-                out.append(f"field {field!r}: {text}" if field else text)
-        elif isinstance(sub, ExceptionGroup):
-            out.extend(_flatten(sub, entry))
-        else:
-            out.append(str(sub))
-    return out
-
-
-def _field_of(exc):
-    for note in getattr(exc, "__notes__", ()) or ():
-        if "attribute" in note or "field" in note:
-            parts = note.split("'")
-            if len(parts) >= 2:
-                return parts[1]
-    return None

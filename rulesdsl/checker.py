@@ -292,14 +292,17 @@ class Checker:
         if want == ACTION:
             self.action_value(f.default)
             return
+        if f.type.name == "enum" and isinstance(f.default, A.Name):
+            if f.default.id not in f.type.values:
+                self.err(f.default, f"`{f.default.id}` is not a value of this enum",
+                         suggest(f.default.id, f.type.values))
+            self.types[f.default] = SYM
+            return
         t = self.expr(f.default, scope)
         if t == NONE:
             return
         if not _compatible(t, want):
             self.err(f.default, f"default of `{f.name}` is {show(t)}, expected {show(want)}")
-        if f.type.name == "enum" and isinstance(f.default, A.Name) and f.default.id not in f.type.values:
-            self.err(f.default, f"`{f.default.id}` is not a value of this enum",
-                     suggest(f.default.id, f.type.values))
 
     def action_value(self, expr):
         """Data naming an action: `none` or the name of a declared action."""
@@ -373,6 +376,11 @@ class Checker:
 
     def check_trigger(self, trig, top):
         scope = _Scope(top)
+        if trig.event == "reach":
+            scope.vars[trig.names[0]] = PLAYER
+            self.expect(trig.cond, scope, (BOOL,), "a threshold condition")
+            self.block(trig.body, scope)
+            return
         if trig.event == "enter":
             zone = self.zones.get(trig.target)
             if zone is None:
@@ -409,7 +417,7 @@ class Checker:
 
     def s_Set(self, s, scope):
         t = self.expr(s.target, scope)
-        if not self.is_counter_ref(s.target):
+        if t != ANY and not self.is_counter_ref(s.target):
             self.err(s.target, "only counters can be set", "declare it with `counter`")
         self.expect(s.value, scope, (INT,), "a counter value")
         return t
@@ -435,13 +443,29 @@ class Checker:
         t = self.expr(s.what, scope)
         if t[0] not in ("card", "list", "zone", "none", "any"):
             self.err(s.what, f"`move` takes a card, a list of cards or a zone, not {show(t)}")
-        self.expect_zone(s.dest, scope)
+        dest = self.expect_zone(s.dest, scope)
+        self.same_kind(s, self.card_kind(t), dest, "move")
+
+    def card_kind(self, t):
+        """The card kind a value holds or lists, if known."""
+        if t[0] in ("card", "def", "zone"):
+            return t[1]
+        if t[0] == "list":
+            return self.card_kind(t[1])
+        if t[0] == "grid":
+            return self.grids[t[1]].kind
+        return None
+
+    def same_kind(self, node, kind, dest, verb):
+        where = self.card_kind(dest)
+        if kind and where and kind != where:
+            self.err(node, f"cannot {verb} a card of kind {kind} into a place that holds {where}")
 
     def s_Draw(self, s, scope):
         src = self.expect_zone(s.src, scope)
         if s.refill is not None:
-            self.expect_zone(s.refill, scope)
-        self.expect_zone(s.dest, scope)
+            self.same_kind(s, self.card_kind(self.expect_zone(s.refill, scope)), src, "refill")
+        self.same_kind(s, self.card_kind(src), self.expect_zone(s.dest, scope), "draw")
         scope.vars[s.name] = ("card", src[1]) if src[0] == "zone" else ANY
 
     def s_Shuffle(self, s, scope):
@@ -454,7 +478,8 @@ class Checker:
                      "use `defs(Kind)`")
         if s.times is not None:
             self.expect(s.times, scope, (INT,), "a number of copies")
-        self.expect_zone(s.dest, scope)
+        dest = self.expect_zone(s.dest, scope)
+        self.same_kind(s, self.card_kind(t), dest, "create")
 
     def s_If(self, s, scope):
         for cond, body in s.branches:
@@ -588,6 +613,8 @@ class Checker:
         g = self.expr(s.grid, scope)
         if g[0] not in ("grid", "any"):
             self.err(s.grid, f"`place ... on` needs a grid, not {show(g)}")
+        else:
+            self.same_kind(s, self.card_kind(t), g, "place")
         c = self.expr(s.cell, scope)
         if c[0] not in ("cell", "any"):
             self.err(s.cell, f"`at` needs a cell, not {show(c)}", "use `cell(grid, column, row)`")
@@ -1038,15 +1065,17 @@ def _callee(call) -> str:
     return call.func.id if isinstance(call.func, A.Name) else "action"
 
 
-def check_expression(model: Model, expr) -> tuple:
+def check_expression(model: Model, expr, path: str = "<expression>", source: str | None = None) -> tuple:
     """Type a stand-alone expression (a scenario expectation) against a checked model.
 
+    Errors are reported against `path` and `source`, the text the expression came from.
     Returns (type, types, calls): the side tables extended with the expression's nodes.
     """
     c = Checker(model.program)
     c.collect()
     c.check_bodies()
     c.errors = []
+    c.p = A.Program(path, source if source is not None else "", ())
     t = c.expr(expr, _Scope())
     if c.errors:
         raise CheckError(c.errors)

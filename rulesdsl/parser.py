@@ -281,7 +281,7 @@ class _ToAst(Transformer):
             elif item[0] in parts:
                 parts[item[0]].append(item[1])
             else:
-                raise _GrammarMisuse(item, "only `per player` is allowed on a grid")
+                raise _GrammarMisuse(A.Lit(None, _span(meta)), "only `per player` is allowed on a grid")
         holes = tuple(cell for group in parts["hole"] for cell in group)
         return A.GridDecl(name, w, h, kind, per_player, tuple(parts["cell_field"]),
                           tuple(parts["line_field"]), holes, tuple(parts["at"]),
@@ -336,6 +336,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def trigger_decl(self, meta, c):
         return A.TriggerDecl(c[0], str(c[1]), tuple(str(x) for x in c[2:-1]), c[-1], _span(meta))
+
+    @v_args(meta=True)
+    def reach_decl(self, meta, c):
+        return A.TriggerDecl("reach", "", (str(c[0]),), c[2], _span(meta), c[1])
 
     @v_args(meta=True)
     def score_decl(self, meta, c):
