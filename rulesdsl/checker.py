@@ -143,6 +143,8 @@ class Checker:
         self.victory = None
         self.enum_values: set[str] = set()
         self.used_actions: set[str] = set()
+        self.given_markers: set[str] = set()
+        self.holder_uses: list = []
         self.func_params: dict[str, list] = {}
         self._typing: set[str] = set()
         self._loop_depth = 0
@@ -281,6 +283,10 @@ class Checker:
         for fn in self.funcs.values():
             if fn not in self.types:
                 self.type_func(fn, [ANY] * len(fn.params), fn)
+        for node, marker in self.holder_uses:
+            if marker not in self.given_markers:
+                self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
+                         f"add `give {marker} to ...` to the setup")
         for name, act in self.actions.items():
             if name not in self.used_actions:
                 self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
@@ -620,6 +626,7 @@ class Checker:
             self.err(s.cell, f"`at` needs a cell, not {show(c)}", "use `cell(grid, column, row)`")
 
     def s_Give(self, s, scope):
+        self.given_markers.add(s.marker)
         if s.marker not in self.markers:
             self.err(s, f"`{s.marker}` is not a marker", suggest(s.marker, self.markers))
         self.expect(s.to, scope, (PLAYER,), "a player")
@@ -716,7 +723,7 @@ class Checker:
         if n in self.funcs:
             self.err(e, f"`{n}` is a definition; call it as `{n}(...)`")
             return ANY
-        candidates = scope.names() | set(self.decls) | self.enum_values | set(CONSTANTS)
+        candidates = scope.names() | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
         self.err(e, f"unknown name `{n}`", suggest(n, candidates))
         return ANY
 
@@ -912,6 +919,7 @@ class Checker:
             self.err(a, "`holder` takes a marker", suggest(getattr(a, "id", ""), self.markers))
         else:
             self.types[a] = ("marker", a.id)
+            self.holder_uses.append((e, a.id))
         return PLAYER
 
     def b_next_player(self, e, scope):

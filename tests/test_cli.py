@@ -1,0 +1,110 @@
+"""The command line: exit codes per step, positioned errors, never a traceback for bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from interpreter.cli import main
+
+from .conftest import ROOT
+
+BASE = str(ROOT / "rulesets" / "base.lf")
+
+
+def test_check_ok(capsys):
+    assert main(["check", BASE]) == 0
+    assert "ok: Living Forest" in capsys.readouterr().out
+
+
+def test_check_reports_all_errors_with_positions(tmp_path, capsys):
+    bad = tmp_path / "bad.lf"
+    bad.write_text('game "B" { players 2..2 }\ncounter n = 0\nround {\n  phase a each p {\n'
+                   '    set n += tru\n    set m += 1\n  }\n}\n')
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:5:14: unknown name `tru`" in err
+    assert "did you mean `true`?" in err
+    assert f"{bad}:6:9: unknown name `m`" in err
+    assert "^" in err and "Traceback" not in err
+    assert "2 error(s) (check)" in err
+
+
+def test_parse_error_exit_code(tmp_path, capsys):
+    bad = tmp_path / "bad.lf"
+    bad.write_text('game "B" { players 2..2 \n')
+    assert main(["check", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:" in err and "(parse)" in err
+
+
+def test_card_error_exit_code(tmp_path, capsys):
+    cards = tmp_path / "c.toml"
+    cards.write_text('[[Animal]]\nname = "Lynx"\nsun = "two"\n')
+    assert main(["check", BASE, "--cards", str(cards)]) == 2
+    err = capsys.readouterr().err
+    assert "card 'Lynx'" in err and "field 'sun'" in err and "(cards)" in err
+
+
+def test_missing_file(capsys):
+    assert main(["check", "no/such/file.lf"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_run_prints_a_winner_and_writes_a_trace(tmp_path, capsys):
+    trace = tmp_path / "t.jsonl"
+    assert main(["run", BASE, "--players", "4", "--seed", "1", "--trace", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert "== game over ==" in out and "winner" in out
+    lines = trace.read_text().splitlines()
+    events = [json.loads(x) for x in lines]
+    assert events[-1]["event"] == "game_end" and events[-1]["data"]["winners"]
+    assert sum(e["event"] == "state" for e in events) == events[-1]["round"]
+
+
+def test_run_set_unknown_parameter(capsys):
+    assert main(["run", BASE, "--set", "nope=3"]) == 2
+    assert "no parameter `nope`" in capsys.readouterr().err
+
+
+def test_run_set_parameter_changes_the_game(capsys):
+    assert main(["run", BASE, "--set", "goal=4", "--quiet", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "winner" in out
+
+
+def test_runtime_error_exit_code(capsys):
+    assert main(["run", str(ROOT / "tests/rulesets/loop.lf"), "--players", "1"]) == 3
+    err = capsys.readouterr().err
+    assert "more than 500 steps" in err and "loop.lf:1" in err
+
+
+def test_scenario_command(capsys):
+    path = str(ROOT / "tests/scenarios/base/attract_marmot.toml")
+    assert main(["test", BASE, path]) == 0
+    assert "0 failed" in capsys.readouterr().out
+
+
+def test_failing_scenario_exit_code(tmp_path, capsys):
+    bad = tmp_path / "s.toml"
+    bad.write_text('players = 2\nseed = 1\n[[step]]\nprompt = "no such prompt"\n')
+    assert main(["test", BASE, str(bad)]) == 1
+    assert "FAIL" in capsys.readouterr().out
+
+
+def test_bad_scenario_file(tmp_path, capsys):
+    bad = tmp_path / "s.toml"
+    bad.write_text('players = 2\nbogus = 1\n')
+    assert main(["test", BASE, str(bad)]) == 2
+    assert "unknown key(s) bogus" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["check", "x.lf"], ["run", BASE, "--agents", "nobody"],
+                                  ["run", BASE, "--players", "9"]])
+def test_no_traceback_in_a_subprocess(argv):
+    r = subprocess.run([sys.executable, "-m", "interpreter.cli", *argv], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and r.stderr.strip()

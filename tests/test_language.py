@@ -1,0 +1,151 @@
+"""Generic constructs on small rulesets: tracks, grids, triggers, limits, keyed counters, bounds."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.agents import make_agents, play
+from interpreter.engine import Engine, GameError
+from interpreter.trace import ListSink
+
+from .conftest import ROOT
+
+RULES = ROOT / "tests" / "rulesets"
+
+
+@pytest.fixture(scope="module")
+def race():
+    return Engine.load(RULES / "race.lf")
+
+
+def run_until(engine, st, pred, limit=200):
+    agents = make_agents("first", st.player_count, 0)
+    for _ in range(limit):
+        if pred(st) or engine.is_over(st):
+            return st
+        engine.apply(st, agents[st.pending["player"]].choose(engine.legal(st), st))
+    return st
+
+
+def test_setup_places_pieces_and_gives_the_marker(race):
+    st = race.new_game(3, 1)
+    assert st.tracks["ring"] == [0, 1, 2]
+    assert st.markers["lead"] == 0
+    assert len(st.zones["bag"]) == 9
+    assert st.pending["player"] == 0 and st.pending["prompt"] == "action"
+    assert race.legal(st) == ["step", "build"]
+
+
+def test_advance_counts_free_spaces_and_runs_the_jump_body(race):
+    st = race.new_game(3, 1)
+    st.counters["score"] = [0, 4, 4]
+    race.apply(st, "step")
+    assert race.legal(st) == ["1", "2"]
+    race.apply(st, "1")
+    # P1 at 0 jumps P2 (1) and P3 (2), lands on 3: two jumps, each costing the jumped player 1.
+    assert st.tracks["ring"][0] == 3
+    assert st.counters["score"] == [2, 3, 3]
+
+
+def test_landing_data_is_read_from_the_space(race):
+    st = race.new_game(2, 1)
+    race.apply(st, "step")
+    race.apply(st, "2")          # 0 -> 1 is P2, jumped; free spaces 2 and 3: lands on 3 (gain 2)
+    assert st.tracks["ring"][0] == 3
+    assert st.counters["score"][0] == 2
+    st2 = race.new_game(2, 1)
+    race.apply(st2, "step")
+    race.apply(st2, "1")         # lands on 2, whose gain is 1
+    assert st2.tracks["ring"][0] == 2 and st2.counters["score"][0] == 1
+
+
+def test_distinct_actions_without_unlock(race):
+    st = race.new_game(2, 1)
+    race.apply(st, "step")
+    race.apply(st, "1")
+    assert race.legal(st) == ["build"]
+
+
+def test_grid_hole_fill_trigger_and_line_data(race):
+    st = race.new_game(2, 3)
+    sink = ListSink()
+    race.apply(st, "build", sink)
+    assert race.legal(st) == ["Blue", "Green", "Red"]    # copies in one place are one option
+    race.apply(st, "Green")
+    assert race.legal(st) == ["(1,1)", "(1,2)", "(2,1)", "(3,1)", "(3,2)"]  # (2,2) is a hole
+    race.apply(st, "(3,2)")
+    fills = [e["data"]["line"] for e in sink.events if e["event"] == "fill"]
+    assert fills == []
+    grid = st.grids["P1.board"]
+    assert grid[5] is not None and grid[4] is None
+
+
+def test_row_completion_adds_its_bonus():
+    engine = Engine.load(RULES / "race.lf")
+    st = engine.new_game(2, 4, setup_only=True)
+    # Fill row 1 but one cell by hand, then let a build complete it.
+    bag = st.zones["bag"]
+    for cell in (0, 1):
+        card = bag.pop()
+        st.grids["P1.board"][cell] = card
+        st.loc[card] = "P1.board"
+    engine.start_at(st, "play", 0)
+    engine.apply(st, "build")
+    engine.apply(st, engine.legal(st)[0])
+    engine.apply(st, "(3,1)")
+    assert st.counters["score"][0] == 5
+
+
+def test_zone_limit_refuses_and_enter_trigger_counts(race):
+    sink = ListSink()
+    st = race.new_game(2, 5, sink=sink)
+    st = run_until(race, st, lambda s: s.round >= 2)
+    assert len(st.zones["shelf"]) == 2
+    blocked = [e for e in sink.events if e["event"] == "blocked"]
+    assert blocked and all(e["data"]["limit"] == 2 for e in blocked)
+    assert sum(st.counters["seen"].values()) == 2
+
+
+def test_threshold_trigger_fires_once_when_reached(race):
+    st = race.new_game(2, 6)
+    st.counters["score"] = [5, 0]
+    race.apply(st, "step")
+    race.apply(st, "1")      # lands on a space with gain 1: total 6 after the turn
+    race.apply(st, "build")
+    race.apply(st, race.legal(st)[0])
+    race.apply(st, race.legal(st)[0])
+    assert st.counters["reached"][0] == 1
+    assert st.counters["reached"][1] == 0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_race_games_end(race, seed):
+    st = race.new_game(2 + seed % 2, seed)
+    play(race, st, make_agents("random", st.player_count, seed))
+    assert st.result["winners"]
+
+
+def test_step_budget_names_the_loop():
+    engine = Engine.load(RULES / "loop.lf")
+    with pytest.raises(GameError) as info:
+        engine.new_game(1, 0)
+    d = info.value.diagnostic
+    assert "more than 500 steps" in d.message and "phase `spin`" in d.message
+    # The budget runs out inside the loop: on its test or on its body.
+    assert (d.line, d.source_line.strip()) in ((12, "while n >= 0 {   # never false: the step budget must stop it"),
+                                               (13, "set n += 1"))
+
+
+def test_round_limit_is_a_clear_error():
+    engine = Engine.load(RULES / "endless.lf")
+    st = engine.new_game(2, 0)
+    with pytest.raises(GameError) as info:
+        play(engine, st, make_agents("first", 2, 0))
+    assert "did not end within 5 rounds" in info.value.diagnostic.message
+
+
+def test_params_can_be_set():
+    engine = Engine.load(RULES / "race.lf", params={"target": "3"})
+    assert engine.params["target"] == 3
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("random", 2, 1))
+    assert st.result["round"] <= 3
