@@ -23,7 +23,7 @@ def _params(pairs) -> dict:
     out = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise SystemExit(f"lfdsl: --set takes name=value, got `{pair}`")
+            raise ValueError(f"--set takes name=value, got `{pair}`")
         k, v = pair.split("=", 1)
         out[k.strip()] = v.strip()
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 import attrs
 
 from rulesdsl import ast as A
-from rulesdsl.cards import CardDB, load_cards
+from rulesdsl.cards import CardDB, cross_check, load_cards
 from rulesdsl.checker import Model, check
 from rulesdsl.errors import Diagnostic, LanguageError, make
 from rulesdsl.parser import parse_file
@@ -88,10 +88,8 @@ class Engine:
         self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs
         self.reach = comp.reach_procs
+        self._limit_exprs = {z.name: comp.expr(z.limit) for z in model.zones.values() if z.limit is not None}
         self.zone_limits = {}
-        for z in model.zones.values():
-            if z.limit is not None:
-                self.zone_limits[z.name] = comp.expr(z.limit)(self, {})
         self.kind_of_zone = {z.name: z.kind for z in model.zones.values()}
         self.phases = list(model.round.phases)
         self.phase_start = {ph.name: comp.expr(ph.start) for ph in self.phases if ph.start is not None}
@@ -117,13 +115,14 @@ class Engine:
                                           "add `cards \"file.toml\"` to the game block or pass --cards")])
             cards = Path(ruleset).parent / model.game.cards
         db = load_cards(cards, model.kinds)
+        cross_check(model, db)
         return cls(model, db, params)
 
     def _params(self, overrides: dict) -> dict:
         values = {}
         errors = []
         for name, decl in self.model.params.items():
-            values[name] = Compiler(self.model, {}).expr(decl.value)(None, {})
+            values[name] = Compiler(self.model, dict(values)).expr(decl.value)(None, {})
         for name, raw in overrides.items():
             if name not in values:
                 errors.append(Diagnostic(self.path, 0, 0, f"--set {name}: the ruleset has no parameter `{name}`"))
@@ -205,6 +204,9 @@ class Engine:
         if not g.min_players <= n <= g.max_players:
             raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {n}")
         st = GameState(n, seed)
+        self.st = st
+        self.sink = sink
+        self.zone_limits = {name: f(self, {}) for name, f in self._limit_exprs.items()}
         for z in self.model.zones.values():
             if z.per_player:
                 for i in range(n):
@@ -226,8 +228,6 @@ class Engine:
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
             for k in keys:
                 st.grids[k] = [None] * (meta.width * meta.height)
-        self.sink = sink
-        self.st = st
         self._keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
                             for c in self.model.counters.values() if c.keyed}
         self._bounds = {c.name: (Compiler(self.model, self.params).expr(c.low)(self, {}) if c.low is not None else None,
@@ -296,36 +296,52 @@ class Engine:
         procs = self.procs
         budget = self.step_budget
         stack = st.stack
-        while st.pending is None and st.result is None:
-            if not stack:
-                if setup_only and st.stage == "setup":
-                    return
-                if not self.advance_flow(st):
-                    return
-                continue
-            fr = stack[-1]
-            proc = procs[fr.proc]
-            code = proc.code
-            pc = fr.pc
-            if pc >= len(code):
-                stack.pop()
-                if self.reach and proc.kind == "phase":
-                    # Thresholds are checked whenever a turn (a phase body) ends.
-                    self.check_thresholds()
-                continue
-            fr.pc = pc + 1
-            st.steps += 1
-            if st.steps > budget:
-                raise self.runtime_error(proc.spans[pc], f"more than {budget} steps without a decision in "
-                                         f"{self._where(proc)}: a rule loops", "check the loop's exit condition")
-            try:
+        proc, pc, in_flow = None, 0, False
+        try:
+            while st.pending is None and st.result is None:
+                if not stack:
+                    if setup_only and st.stage == "setup":
+                        return
+                    in_flow = True
+                    if not self.advance_flow(st):
+                        return
+                    in_flow = False
+                    continue
+                fr = stack[-1]
+                proc = procs[fr.proc]
+                code = proc.code
+                pc = fr.pc
+                if pc >= len(code):
+                    stack.pop()
+                    if self.reach and proc.kind == "phase":
+                        # Thresholds are checked whenever a turn (a phase body) ends.
+                        self.check_thresholds()
+                    continue
+                fr.pc = pc + 1
+                st.steps += 1
+                if st.steps > budget:
+                    raise RuleError(f"more than {budget} steps without a decision in {self._where(proc)}: "
+                                    "a rule loops", proc.spans[pc])
                 if code[pc](self, fr) is SUSPEND:
                     return
-            except RuleError as exc:
-                raise self.runtime_error(exc.span or proc.spans[pc], exc.message) from None
-            except (TypeError, KeyError, IndexError, AttributeError) as exc:
-                raise self.runtime_error(proc.spans[pc], f"this rule cannot run here ({type(exc).__name__}: {exc})",
-                                         "a value may be none (an empty zone or an unset marker)") from None
+        except RuleError as exc:
+            hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
+            raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
+        except (TypeError, KeyError, IndexError, AttributeError, ValueError) as exc:
+            raise self.runtime_error(self._span_at(proc, pc, in_flow),
+                                     f"this rule cannot run here ({type(exc).__name__}: {exc})",
+                                     "a value may be none (an empty zone or a marker nobody holds)") from None
+
+    def _span_at(self, proc, pc, in_flow):
+        """The span of what was running: an instruction, or the phase/victory being started."""
+        if in_flow or proc is None:
+            st = self.st
+            if st.phase_index >= 0 and st.phase_index < len(self.phases):
+                return self.phases[st.phase_index].span
+            return self.model.round.span
+        if pc < len(proc.spans):
+            return proc.spans[pc]
+        return proc.spans[-1] if proc.spans else None
 
     def _where(self, proc) -> str:
         return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
@@ -356,6 +372,7 @@ class Engine:
             st.stage = "round"
             st.round = 1
             st.phase_index = -1
+            st.phase = self.phases[0].name
             self.emit_state()
         elif st.phase_index >= 0:
             done = self.phases[st.phase_index].name
@@ -366,6 +383,7 @@ class Engine:
         if st.phase_index >= len(self.phases):
             st.round += 1
             st.phase_index = 0
+            st.phase = self.phases[0].name
             if st.round > self.round_limit:
                 span = self.model.round.span
                 raise self.runtime_error(span, f"the game did not end within {self.round_limit} rounds",
@@ -387,6 +405,8 @@ class Engine:
             st.queue = list(range(st.player_count))
         else:
             start = self.phase_start[ph.name](self, {})
+            if start is None:
+                raise RuleError(f"phase `{ph.name}` starts from nobody: its first player is none", ph.start.span)
             st.queue = [(start + i) % st.player_count for i in range(st.player_count)]
         if first is not None and ph.mode != "once":
             i = st.queue.index(first)
@@ -431,7 +451,8 @@ class Engine:
         top = [p for p in winners if ranks[p] == best]
         st.result = {"winners": [f"P{p + 1}" for p in top],
                      "reason": f"win condition met after phase `{self.model.victory.after}`"
-                               + (f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
+                               + (f"; shared win at equal rank ({best})" if len(top) > 1
+                                  else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
                      "counts": counts, "round": st.round}
         st.stage = "over"
@@ -490,6 +511,10 @@ class Engine:
         kind = t[0]
         if value is None:
             return "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if kind == "list":
+            return "[" + ", ".join(self.label(v, t[1]) for v in value) + "]"
         if kind == "card":
             return self.names[self.st.card_def[value]]
         if kind == "def":
@@ -551,7 +576,7 @@ class Engine:
         if limit is not None and len(target) >= limit:
             if self.sink is not None:
                 self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
-            return
+            return False
         src = self._detach(card)
         if bottom:
             target.insert(0, card)
@@ -566,6 +591,7 @@ class Engine:
         if ("enter", zname) in self.triggers:
             owner = self._owner(dest)
             self.run_triggers(("enter", zname), [card, owner])
+        return True
 
     def _hidden(self, key: str) -> bool:
         z = self.model.zones.get(key.split(".")[-1])
@@ -576,8 +602,17 @@ class Engine:
         return int(key[1:key.index(".")]) - 1 if "." in key else None
 
     def move_many(self, cards, dest, bottom=False):
+        """Move cards one by one; their triggers then run in the order the cards moved."""
+        stack = self.st.stack
+        bounds = [len(stack)]
         for c in cards:
             self.move(c, dest, bottom)
+            bounds.append(len(stack))
+        if bounds[-1] - bounds[0] > 0:
+            groups = [stack[a:b] for a, b in zip(bounds, bounds[1:])]
+            del stack[bounds[0]:]
+            for g in reversed(groups):  # the last frame pushed runs first
+                stack.extend(g)
 
     def check_thresholds(self):
         """Run `on reach` triggers for players whose condition has just become true."""
@@ -587,11 +622,10 @@ class Engine:
             proc = self.procs[name]
             var = proc.params[0][0]
             marks = st.reached.setdefault(name, [False] * st.player_count)
-            for p in range(st.player_count):
+            for p in reversed(range(st.player_count)):  # pushed last seat first: seat 1 runs first
                 now = bool(proc.requires(self, {var: p}))
                 if now and not marks[p]:
-                    active = st.stack[-1].active if st.stack else None
-                    st.stack.append(Frame(name, 0, {var: p}, active))
+                    st.stack.append(Frame(name, 0, {var: p}, p))
                     fired = True
                 marks[p] = now
         return fired
@@ -619,8 +653,7 @@ class Engine:
         if not pile:
             return None
         card = pile[-1]
-        self.move(card, dest)
-        return card
+        return card if self.move(card, dest) else None
 
     def shuffle(self, key: str):
         """Fisher-Yates with the game's RNG: a chance step, recorded in the trace."""
@@ -701,9 +734,11 @@ class Engine:
             if self.sink is not None:
                 self.emit("forfeit", {"action": name}, active)
             return
+        # The first parameter of an action is the acting player: they make its choices.
+        actor = args[0] if args and isinstance(args[0], int) else active
         if self.sink is not None:
-            self.emit("action", {"name": name, "bonus": bonus}, active)
-        self.st.stack.append(Frame(key, 0, env, active))
+            self.emit("action", {"name": name, "bonus": bonus}, actor)
+        self.st.stack.append(Frame(key, 0, env, actor))
 
     def advance(self, track: str, who: int, distance: int, span):
         """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted."""
@@ -739,6 +774,8 @@ class Engine:
         if not 0 <= pos < size:
             raise RuleError(f"space {pos} is outside the track", span)
         self.st.tracks[track][who] = pos
+        if self.sink is not None:
+            self.emit("put", {"track": track, "to": pos}, who)
 
     def place(self, card, gname, key, cell, span):
         """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""
@@ -769,4 +806,4 @@ class Engine:
     def give(self, marker, to):
         self.st.markers[marker] = to
         if self.sink is not None:
-            self.emit("marker", {"marker": marker, "to": f"P{to + 1}"}, to)
+            self.emit("marker", {"marker": marker, "to": f"P{to + 1}" if to is not None else None}, to)

@@ -75,6 +75,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
     if e == "advance":
         jumped = f", jumping {', '.join(d['jumped'])}" if d["jumped"] else ""
         return [f"    {who}{d['track']}: {d['from']} -> {d['to']}{jumped}"]
+    if e == "put":
+        return [f"    {who}put on {d['track']} at {d['to']}"]
     if e == "blocked":
         return [f"    {d['card']} cannot enter {d['zone']} (limit {d['limit']})"]
     if e == "refill":
@@ -84,7 +86,7 @@ def render(event: dict, full_state: bool = True) -> list[str]:
     if e == "random":
         return [f"    chance: {d['index'] + 1} of {d['of']}"]
     if e == "marker":
-        return [f"    {d['marker']} -> {d['to']}"]
+        return [f"    {d['marker']} -> {d['to'] or 'nobody'}"]
     if e == "log":
         return [f"  {who}{d['text']}"]
     if e == "game_end":

@@ -13,6 +13,7 @@ from . import ast as A
 from .errors import CardError, Diagnostic, make, suggest
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
+_NONE_OK = {"action"}
 
 
 @attrs.frozen
@@ -82,6 +83,8 @@ def _problems(entry: dict, kind: A.KindDecl) -> list[str]:
             continue
         value = entry[f.name]
         py = _PY_TYPES[f.type.name]
+        if value == "none" and f.type.name in _NONE_OK:
+            continue
         if not isinstance(value, py) or (py is int and isinstance(value, bool)):
             out.append(f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}")
         elif f.type.name == "enum" and value not in f.type.values:
@@ -158,6 +161,9 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             names.add((table, obj.name))
             fields = attrs.asdict(obj)
             fields.pop("name")
+            for f in kinds[table].fields:
+                if f.type.name in _NONE_OK and fields[f.name] == "none":
+                    fields[f.name] = None
             d = CardDef(table, obj.name, fields, len(defs))
             defs.append(d)
             by_kind[table].append(d)
@@ -166,3 +172,35 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
     return CardDB(path, tuple(defs), {k: tuple(v) for k, v in by_kind.items()})
 
 
+
+
+def cross_check(model, db: CardDB):
+    """Checks that need both the rules and the cards: action names in card data, and actions
+    that neither the rules nor the cards ever name."""
+    errors = []
+    named = set(model.used_actions)
+    for d in db.defs:
+        kind = model.kinds[d.kind]
+        for f in kind.fields:
+            if f.type.name != "action":
+                continue
+            value = d.fields[f.name]
+            if value is None:
+                continue
+            if value not in model.actions:
+                hint = suggest(value, model.actions)
+                errors.append(Diagnostic(db.path, 0, 0, f"{d.kind} card {d.name!r}: field {f.name!r}: "
+                                         f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else "")))
+            named.add(value)
+    if errors:
+        raise CardError(errors)
+    from .checker import CheckError
+    from .errors import make
+    unused = []
+    for name, act in model.actions.items():
+        if name not in named:
+            unused.append(make(model.program.path, model.program.source, act.span.line, act.span.col,
+                               f"action `{name}` can never be performed: no `actions`, `do`, rules data "
+                               "or card names it"))
+    if unused:
+        raise CheckError(unused)

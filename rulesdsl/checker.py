@@ -52,7 +52,7 @@ BUILTINS = {
     "last": (1, 1, "the last element, or none"),
     "defs": (1, 1, "the card definitions of a kind, in database order"),
     "random": (1, 1, "a chance step: one element chosen by the game's RNG"),
-    "holder": (1, 1, "the player holding a marker"),
+    "holder": (1, 1, "the player holding a marker, or none"),
     "next_player": (1, 1, "the next player in seat order"),
     "turn_order": (1, 1, "all players in seat order starting from one"),
     "seat": (1, 1, "a player's seat number, from 1"),
@@ -91,6 +91,7 @@ class Model:
     triggers: tuple
     victory: A.VictoryDecl | None
     enum_values: frozenset
+    used_actions: frozenset
     types: dict  # expression node -> static type
     calls: dict  # Call node -> ("builtin"|"func"|"action"|"dynamic", name)
 
@@ -163,7 +164,7 @@ class Checker:
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
                      self.markers, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
-                     self.types, self.calls)
+                     frozenset(self.used_actions), self.types, self.calls)
 
     def collect(self):
         singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
@@ -223,6 +224,9 @@ class Checker:
         for kind in self.kinds.values():
             for f in kind.fields:
                 self.check_default(f, top)
+                if f.default is not None and not _is_literal(f.default):
+                    self.err(f.default, "a card field default must be a literal value",
+                             "card databases are data: write a number, true/false, a text, an enum value or none")
         for zone in self.zones.values():
             self.check_kind_ref(zone.kind, zone)
             if zone.limit is not None:
@@ -287,9 +291,12 @@ class Checker:
             if marker not in self.given_markers:
                 self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
                          f"add `give {marker} to ...` to the setup")
-        for name, act in self.actions.items():
-            if name not in self.used_actions:
-                self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
+        card_actions = any(f.type.name == "action" for k in self.kinds.values() for f in k.fields)
+        if not card_actions:
+            # With action fields on cards the card database may name actions: checked after loading.
+            for name, act in self.actions.items():
+                if name not in self.used_actions:
+                    self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
 
     def check_default(self, f, scope):
         if f.default is None:
@@ -378,6 +385,11 @@ class Checker:
             node = params[0] if params else None
             if node is not None:
                 self.err(node, "the first parameter of an action is the acting player and has no default")
+        if first_is_player:
+            for prm in params[1:]:
+                if prm.default is None:
+                    self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
+                             f"write `{prm.name} = 0` (or another value of the right type)")
         return scope
 
     def check_trigger(self, trig, top):
@@ -604,7 +616,7 @@ class Checker:
         if s.jump_var:
             inner = _Scope(scope)
             inner.vars[s.jump_var] = PLAYER
-            self.block(s.jump_body, inner)
+            self._loop(s.jump_body, inner)
 
     def s_Put(self, s, scope):
         self.expect(s.piece, scope, (PLAYER,), "the piece's player")
@@ -629,7 +641,7 @@ class Checker:
         self.given_markers.add(s.marker)
         if s.marker not in self.markers:
             self.err(s, f"`{s.marker}` is not a marker", suggest(s.marker, self.markers))
-        self.expect(s.to, scope, (PLAYER,), "a player")
+        self.expect(s.to, scope, (PLAYER, NONE), "a player (or none, to put the marker aside)")
 
     def s_Log(self, s, scope):
         for a in s.args:
@@ -1067,6 +1079,12 @@ def _compatible(t, want) -> bool:
     if want == ACTION and t == NONE:
         return True
     return False
+
+
+def _is_literal(e) -> bool:
+    if isinstance(e, (A.Lit, A.Name)):
+        return True
+    return isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Lit)
 
 
 def _callee(call) -> str:

@@ -149,3 +149,100 @@ def test_params_can_be_set():
     st = engine.new_game(2, 1)
     play(engine, st, make_agents("random", 2, 1))
     assert st.result["round"] <= 3
+
+
+def write_rules(tmp_path, text, cards='[[Token]]\nname = "Red"\nvalue = 1\n'):
+    (tmp_path / "c.toml").write_text(cards)
+    path = tmp_path / "r.lf"
+    path.write_text('game "G" { players 2..3 cards "c.toml" }\nkind Token { value: int }\n' + text)
+    return path
+
+
+def test_params_may_use_earlier_params_and_player_count_is_known_at_start(tmp_path):
+    path = write_rules(tmp_path, """
+param a = 2
+param b = a + 1
+zone shelf: row of Token limit player_count + b
+counter n = player_count * 10
+round { phase x each p { choose { option go { set n += b } } } }
+victory for p after x { win if n > 40 rank by 0 }
+""")
+    engine = Engine.load(path)
+    assert engine.params == {"a": 2, "b": 3}
+    st = engine.new_game(3, 0)
+    assert st.counters["n"] == 30 and engine.zone_limits["shelf"] == 6
+
+
+def test_a_bonus_action_is_decided_by_its_first_argument(tmp_path):
+    path = write_rules(tmp_path, """
+counter got = 0 per player
+action gift(p, amount = 1) {
+    choose { option take { set p.got += amount } option leave { set p.got += 0 } }
+}
+round { phase x { for q in players { do gift(q) } } }
+victory for p after x { win if p.got > 0 rank by 0 }
+""")
+    engine = Engine.load(path)
+    st = engine.new_game(2, 0)
+    assert st.pending["player"] == 0
+    engine.apply(st, "take")
+    assert st.pending["player"] == 1
+
+
+def test_card_data_naming_an_unknown_action_is_a_card_error(tmp_path):
+    from rulesdsl.errors import CardError
+    path = write_rules(tmp_path, """
+kind Tile { effect: action = none }
+action score(p, amount = 0) { set p.points += 1 }
+counter points = 0 per player
+round { phase x each p { choose { option a { set p.points += 1 } } } }
+""", cards='[[Token]]\nname = "Red"\nvalue = 1\n[[Tile]]\nname = "T"\neffect = "scroe"\n')
+    with pytest.raises(CardError) as info:
+        Engine.load(path)
+    assert "'scroe' is not an action" in info.value.render() and "did you mean `score`?" in info.value.render()
+
+
+def test_an_action_named_only_by_card_data_is_reachable(tmp_path):
+    path = write_rules(tmp_path, """
+kind Tile { effect: action = none }
+zone tiles: bag of Tile
+action score(p, amount = 0) { set p.points += 1 }
+counter points = 0 per player
+setup { create defs(Tile) into tiles }
+round { phase x each p { for t in tiles { do t.effect(p) } } }
+victory for p after x { win if p.points >= 2 rank by 0 }
+""", cards='[[Token]]\nname = "Red"\nvalue = 1\n[[Tile]]\nname = "T"\neffect = "score"\n')
+    st = Engine.load(path).new_game(2, 0)
+    assert st.result["winners"] == ["P1", "P2"]
+    assert "shared win" in st.result["reason"]
+
+
+def test_draw_into_a_full_zone_binds_none(tmp_path):
+    path = write_rules(tmp_path, """
+zone pile: pile of Token
+zone slot: row of Token limit 1
+counter drawn = 0
+setup { create defs(Token) times 3 into pile }
+round { phase x {
+    draw a from pile to slot
+    draw b from pile to slot
+    if a != none and b == none { set drawn = 1 }
+} }
+victory for p after x { win if drawn == 1 rank by 0 }
+""")
+    st = Engine.load(path).new_game(2, 0)
+    assert st.result is not None and len(st.zones["pile"]) == 2
+
+
+def test_errors_while_starting_a_phase_are_positioned(tmp_path):
+    path = write_rules(tmp_path, """
+marker lead
+round {
+    phase x turns p from holder(lead) { give lead to p }
+}
+""")
+    engine = Engine.load(path)
+    with pytest.raises(GameError) as info:
+        engine.new_game(2, 0)
+    d = info.value.diagnostic
+    assert (d.line, d.col) == (6, 26) and "starts from nobody" in d.message
