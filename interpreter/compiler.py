@@ -12,6 +12,11 @@ from rulesdsl.checker import ANY, INT, PLAYER, Model
 SUSPEND = object()
 
 
+def piece_key(v) -> str:
+    """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
+    return f"P{v + 1}" if isinstance(v, int) else v
+
+
 class RuleError(Exception):
     """A rule failed while running: carries the span of the statement that failed."""
 
@@ -73,7 +78,7 @@ class Compiler:
             if name in called:
                 self.compile_func(fn)
         for name, act in m.actions.items():
-            proc = Proc(name, "action")
+            proc = Proc(name, "routine" if act.routine else "action")
             proc.params = tuple((p.name, self.expr(p.default) if p.default is not None else None)
                                 for p in act.params)
             proc.requires = self.expr(act.requires) if act.requires is not None else None
@@ -519,7 +524,7 @@ class Compiler:
         span = e.span
 
         def space(rt, env):
-            pos = rt.st.tracks[name][p(rt, env)]
+            pos = rt.st.tracks[name].get(piece_key(p(rt, env)))
             if pos is None:
                 raise RuleError("this piece is not on the track", span)
             return pos
@@ -527,14 +532,25 @@ class Compiler:
 
     b_position = b_space
 
+    def b_space_at(self, e):
+        name = e.args[0].id
+        i = self.expr(e.args[1])
+        span = e.span
+
+        def space_at(rt, env):
+            idx = i(rt, env)
+            if not 0 <= idx < rt.track_meta[name].size:
+                raise RuleError(f"track `{name}` has no space {idx}", span)
+            return idx
+        return space_at
+
     def b_free_spaces(self, e):
         name = e.args[0].id
         p = self.expr(e.args[1])
 
         def free(rt, env):
-            me = p(rt, env)
-            positions = rt.st.tracks[name]
-            others = {pos for i, pos in enumerate(positions) if i != me and pos is not None}
+            me = piece_key(p(rt, env))
+            others = {pos for k, pos in rt.st.tracks[name].items() if k != me and pos is not None}
             return rt.track_meta[name].size - len(others)
         return free
 
@@ -545,9 +561,99 @@ class Compiler:
         def frontier(rt, env):
             meta = rt.grid_meta[gname]
             cells = rt.st.grids[g(rt, env)]
-            return [i for i in meta.playable if cells[i] is None
-                    and any(cells[j] is not None for j in meta.adjacent[i])]
+            out = set()
+            for i, c in enumerate(cells):
+                if c is not None:
+                    out.update(j for j in meta.adjacent[i] if cells[j] is None)
+            return sorted(out)
         return frontier
+
+    def b_filled_cells(self, e):
+        g = self.expr(e.args[0])
+        return lambda rt, env: [i for i, c in enumerate(rt.st.grids[g(rt, env)]) if c is not None]
+
+    def b_has_block(self, e):
+        g = self.expr(e.args[0])
+        gname = self.t(e.args[0])[1]
+        w = self.expr(e.args[1])
+        h = self.expr(e.args[2])
+
+        def has_block(rt, env):
+            meta = rt.grid_meta[gname]
+            cells = rt.st.grids[g(rt, env)]
+            bw, bh = w(rt, env), h(rt, env)
+            filled = [i for i, c in enumerate(cells) if c is not None]
+            W = meta.width
+            for i in filled:  # each filled cell as a possible top-left corner
+                x0, y0 = i % W, i // W
+                if x0 + bw > W or y0 + bh > meta.height:
+                    continue
+                if all(cells[(y0 + dy) * W + x0 + dx] is not None for dy in range(bh) for dx in range(bw)):
+                    return True
+            return False
+        return has_block
+
+    def b_fits(self, e):
+        g = self.expr(e.args[0])
+        gname = self.t(e.args[0])[1]
+        card = self.expr(e.args[1])
+        cell = self.expr(e.args[2])
+        anchor = self.expr(e.args[3])
+        return lambda rt, env: rt.fits(gname, g(rt, env), card(rt, env), cell(rt, env), anchor(rt, env))
+
+    def b_field(self, e):
+        c = self.expr(e.args[0])
+        name = self.expr(e.args[1])
+        is_def = self.t(e.args[0])[0] == "def"
+        span = e.span
+
+        def field(rt, env):
+            ref = c(rt, env)
+            fields = rt.fields[ref if is_def else rt.st.card_def[ref]]
+            n = name(rt, env)
+            v = fields.get(n)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise RuleError(f"cards of this kind have no int field `{n}`", span)
+            return v
+        return field
+
+    def b_index_of(self, e):
+        coll = self.as_list(e.args[0])
+        x = self.expr(e.args[1])
+
+        def index_of(rt, env):
+            lst = coll(rt, env)
+            v = x(rt, env)
+            return lst.index(v) if v in lst else -1
+        return index_of
+
+    def b_slice(self, e):
+        coll = self.as_list(e.args[0])
+        a = self.expr(e.args[1])
+        b = self.expr(e.args[2])
+        return lambda rt, env: list(coll(rt, env)[max(0, a(rt, env)):max(0, b(rt, env))])
+
+    def _by(self, e, better):
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+
+        def by(rt, env):
+            xs = list(coll(rt, env))
+            if not xs:
+                return None
+            vs = vals(rt, env, xs)
+            best = 0
+            for i in range(1, len(xs)):
+                if better(vs[i], vs[best]):
+                    best = i
+            return xs[best]
+        return by
+
+    def b_min_by(self, e):
+        return self._by(e, lambda a, b: a < b)
+
+    def b_max_by(self, e):
+        return self._by(e, lambda a, b: a > b)
 
     def b_empty_cells(self, e):
         g = self.expr(e.args[0])
@@ -870,10 +976,11 @@ class Compiler:
         call = s.call
         kind, name = self.m.calls[call]
         args = [self.expr(a) for a in call.args]
+        bonus = not s.main
         if kind == "action":
             def do_static(rt, fr):
                 env = fr.env
-                rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=True, span=s.span)
+                rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=bonus, span=s.span)
             proc.emit(do_static, s.span)
             return
         func = self.expr(call.func)
@@ -882,8 +989,13 @@ class Compiler:
             env = fr.env
             target = func(rt, env)
             if target is not None:
-                rt.perform(target, [a(rt, env) for a in args], fr.active, bonus=True, span=s.span)
+                rt.perform(target, [a(rt, env) for a in args], fr.active, bonus=bonus, span=s.span)
         proc.emit(do_dynamic, s.span)
+
+    def s_Win(self, proc, s):
+        who = self.expr(s.player)
+        reason = s.reason
+        proc.emit(lambda rt, fr: rt.win(who(rt, fr.env), reason), s.span)
 
     def s_Actions(self, proc, s):
         count = self.expr(s.count)

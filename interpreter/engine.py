@@ -21,7 +21,7 @@ from rulesdsl.checker import Model, check
 from rulesdsl.errors import Diagnostic, LanguageError, make
 from rulesdsl.parser import parse_file
 
-from .compiler import SUSPEND, Compiler, RuleError
+from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
 
 
@@ -52,6 +52,7 @@ class GridMeta:
     line_data: dict
     lines_of: tuple  # cell -> (column key, row key)
     line_cells: dict
+    edges: tuple
 
 
 @attrs.frozen
@@ -185,7 +186,7 @@ class Engine:
             for key in lines_of[i]:
                 line_cells.setdefault(key, []).append(i)
         return GridMeta(g.name, w, h, playable, tuple(adjacent), tuple(cells), lines, lines_of,
-                        {k: tuple(v) for k, v in line_cells.items()})
+                        {k: tuple(v) for k, v in line_cells.items()}, g.edges)
 
     def _track_meta(self, t: A.TrackDecl, comp) -> TrackMeta:
         _, spaces = self._data(t.fields, None, comp, t.size)
@@ -222,7 +223,9 @@ class Engine:
         for mk in self.model.markers:
             st.markers[mk] = None
         for t in self.model.tracks.values():
-            st.tracks[t.name] = [None] * n
+            st.tracks[t.name] = {f"P{i + 1}": None for i in range(n)}
+        for piece in self.model.pieces.values():
+            st.tracks[piece.track][piece.name] = None
         for gr in self.model.grids.values():
             meta = self.grid_meta[gr.name]
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
@@ -494,7 +497,7 @@ class Engine:
             "zones": {k: cards(v) for k, v in st.zones.items()},
             "counters": copy.deepcopy(st.counters),
             "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
-            "tracks": {k: {f"P{i + 1}": pos for i, pos in enumerate(v)} for k, v in st.tracks.items()},
+            "tracks": {k: {p: pos for p, pos in v.items() if pos is not None} for k, v in st.tracks.items()},
             "grids": grids,
             "rng": st.rng,
         }
@@ -730,28 +733,34 @@ class Engine:
             raise RuleError(f"`{name}` is not an action", span)
         proc = self.procs[key]
         env = self._bind(proc, args)
+        actor = args[0] if args and isinstance(args[0], int) else active
+        if proc.kind == "routine":
+            self.st.stack.append(Frame(key, 0, env, actor))
+            return
         if proc.requires is not None and not proc.requires(self, env):
             if self.sink is not None:
                 self.emit("forfeit", {"action": name}, active)
             return
         # The first parameter of an action is the acting player: they make its choices.
-        actor = args[0] if args and isinstance(args[0], int) else active
         if self.sink is not None:
             self.emit("action", {"name": name, "bonus": bonus}, actor)
         self.st.stack.append(Frame(key, 0, env, actor))
 
-    def advance(self, track: str, who: int, distance: int, span):
-        """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted."""
+    def advance(self, track: str, who, distance: int, span):
+        """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted.
+
+        Returns the players whose pieces were jumped, in the order they were passed."""
         st = self.st
         positions = st.tracks[track]
         size = self.track_meta[track].size
-        pos = positions[who]
+        me = piece_key(who)
+        pos = positions.get(me)
         if pos is None:
             raise RuleError("this piece is not on the track", span)
         others = {}
-        for i, q in enumerate(positions):
-            if i != who and q is not None:
-                others.setdefault(q, []).append(i)
+        for key, q in positions.items():
+            if key != me and q is not None:
+                others.setdefault(q, []).append(key)
         if len(others) >= size:
             raise RuleError("every space is occupied: the piece cannot move", span)
         jumped, moved, start = [], 0, pos
@@ -763,19 +772,66 @@ class Engine:
                 jumped.extend(sorted(others[pos]))
             else:
                 moved += 1
-        positions[who] = pos
+        positions[me] = pos
         if self.sink is not None:
-            self.emit("advance", {"track": track, "from": start, "to": pos,
-                                  "jumped": [f"P{j + 1}" for j in jumped]}, who)
-        return jumped
+            self.emit("advance", {"track": track, "from": start, "to": pos, "jumped": jumped},
+                      who if isinstance(who, int) else None)
+        return [int(k[1:]) - 1 for k in jumped if k.startswith("P") and k[1:].isdigit()]
 
     def put(self, track, who, pos, span):
         size = self.track_meta[track].size
         if not 0 <= pos < size:
             raise RuleError(f"space {pos} is outside the track", span)
-        self.st.tracks[track][who] = pos
+        self.st.tracks[track][piece_key(who)] = pos
         if self.sink is not None:
-            self.emit("put", {"track": track, "to": pos}, who)
+            self.emit("put", {"track": track, "piece": piece_key(who), "to": pos},
+                      who if isinstance(who, int) else None)
+
+    def win(self, who, reason):
+        """End the game at once with one winner."""
+        st = self.st
+        counts = {}
+        if self.model.victory is not None:
+            counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
+        st.result = {"winners": [f"P{who + 1}"], "reason": reason, "reached": [f"P{who + 1}"],
+                     "rank": {}, "counts": counts, "round": st.round}
+        st.stage = "over"
+        st.stack.clear()
+        self.emit("game_end", st.result)
+
+    def fits(self, gname, key, card, cell, anchor):
+        """Would `card` on `cell` (covering what is there) leave every card linked to `anchor`?
+
+        Two orthogonal neighbours are linked when both edges facing each other are set."""
+        meta = self.grid_meta[gname]
+        cells = list(self.st.grids[key])
+        cells[cell] = card
+        if cells[anchor] is None:
+            return False
+        fields, cd = self.fields, self.st.card_def
+        w = meta.width
+        north, east, south, west = meta.edges
+
+        def edge(c, name):
+            return fields[cd[c]][name]
+        seen = {anchor}
+        todo = [anchor]
+        while todo:
+            i = todo.pop()
+            x, y = i % w, i // w
+            here = cells[i]
+            for dx, dy, mine, theirs in ((0, -1, north, south), (1, 0, east, west),
+                                          (0, 1, south, north), (-1, 0, west, east)):
+                nx, ny = x + dx, y + dy
+                if not (0 <= nx < w and 0 <= ny < meta.height):
+                    continue
+                j = ny * w + nx
+                if j in seen or cells[j] is None:
+                    continue
+                if edge(here, mine) and edge(cells[j], theirs):
+                    seen.add(j)
+                    todo.append(j)
+        return all(c is None or i in seen for i, c in enumerate(cells))
 
     def place(self, card, gname, key, cell, span):
         """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""

@@ -175,7 +175,9 @@ class Runner:
             if name not in st.tracks:
                 raise ScenarioError(f"{self.path}: no track `{name}`")
             for p, pos in places.items():
-                st.tracks[name][int(p.lstrip("P")) - 1] = pos
+                if p not in st.tracks[name]:
+                    raise ScenarioError(f"{self.path}: no piece `{p}` on track `{name}`")
+                st.tracks[name][p] = pos
 
     def _find(self, st, name, key, claimed, by_name):
         if name not in by_name:

@@ -76,7 +76,7 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         jumped = f", jumping {', '.join(d['jumped'])}" if d["jumped"] else ""
         return [f"    {who}{d['track']}: {d['from']} -> {d['to']}{jumped}"]
     if e == "put":
-        return [f"    {who}put on {d['track']} at {d['to']}"]
+        return [f"    {d['piece']} put on {d['track']} at {d['to']}"]
     if e == "blocked":
         return [f"    {d['card']} cannot enter {d['zone']} (limit {d['limit']})"]
     if e == "refill":

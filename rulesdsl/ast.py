@@ -209,6 +209,15 @@ class MarkerDecl:
 
 
 @node
+class PieceDecl:
+    """A piece that belongs to no player, standing on a track."""
+
+    name: str
+    track: str
+    span: Span
+
+
+@node
 class DataAssign:
     """`field = expr` inside a data block."""
 
@@ -244,6 +253,7 @@ class GridDecl:
     columns: tuple  # of (tuple[int], assigns)
     rows: tuple
     span: Span
+    edges: tuple = ()  # card fields telling whether an edge links: north, east, south, west
 
 
 @node
@@ -267,13 +277,15 @@ class FuncDecl:
 
 @node
 class ActionDecl:
-    """A named action with parameters, a precondition and a body."""
+    """A named action with parameters, a precondition and a body; or a routine (`routine`),
+    a named sequence of statements that is not an action of the game."""
 
     name: str
     params: tuple
     requires: Any
     body: tuple
     span: Span
+    routine: bool = False
 
 
 @node
@@ -493,9 +505,20 @@ class Pick:
 
 @node
 class Do:
-    """`do action(args)`: a bonus action, which does not count as a turn action."""
+    """`do action(args)`: a bonus action, which does not count as a turn action; `do routine(args)`
+    runs a routine. `perform action(args)` (main=True) carries out an action as a turn action."""
 
     call: Call
+    span: Span
+    main: bool = False
+
+
+@node
+class Win:
+    """`win player "reason"`: the game ends at once with that player the winner."""
+
+    player: Any
+    reason: str
     span: Span
 
 

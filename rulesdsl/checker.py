@@ -15,6 +15,7 @@ from .errors import CheckError, make, suggest
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
 PLAYER, ACTION, SYM, KEYED = ("player",), ("action",), ("sym",), ("keyed",)
+PIECE = ("piece",)
 
 
 def T_list(elem):
@@ -66,8 +67,18 @@ BUILTINS = {
     "neighbors": (2, 2, "cells orthogonally next to a cell"),
     "card_at": (2, 2, "the card on a cell, or none"),
     "names": (1, 1, "the names of the cards of a collection, in order"),
+    "field": (2, 2, "the int field of a card named by a text or enum value"),
+    "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
+    "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
+    "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
+    "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
+    "filled_cells": (1, 1, "the cells of a grid that hold a card"),
+    "has_block": (3, 3, "true if some block of columns x rows cells of a grid is entirely filled"),
+    "fits": (4, 4, "true if a card placed on a cell (covering what is there) keeps every card of the "
+                   "grid linked by its edges to an anchor cell"),
+    "space_at": (2, 2, "the space of a track at an index"),
 }
-LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct"}
+LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by"}
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
 
@@ -82,6 +93,7 @@ class Model:
     zones: dict
     counters: dict
     markers: dict
+    pieces: dict
     tracks: dict
     grids: dict
     funcs: dict
@@ -132,6 +144,7 @@ class Checker:
         self.zones: dict = {}
         self.counters: dict = {}
         self.markers: dict = {}
+        self.pieces: dict = {}
         self.tracks: dict = {}
         self.grids: dict = {}
         self.funcs: dict = {}
@@ -162,7 +175,7 @@ class Checker:
         if self.errors:
             raise CheckError(self.errors)
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
-                     self.markers, self.tracks, self.grids, self.funcs, self.actions, self.setup,
+                     self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.calls)
 
@@ -170,6 +183,7 @@ class Checker:
         singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
         tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
                   A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
+                  A.PieceDecl: self.pieces,
                   A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions}
         for item in self.p.items:
             if type(item) in singletons:
@@ -246,10 +260,13 @@ class Checker:
                     if not 0 <= i < track.size:
                         self.err(track, f"space {i} is outside the track (0..{track.size - 1})")
                 self.check_assigns(assigns, track.fields, top, f"track {track.name}")
+        for piece in self.pieces.values():
+            if piece.track not in self.tracks:
+                self.err(piece, f"`{piece.track}` is not a track", suggest(piece.track, self.tracks))
         for grid in self.grids.values():
             self.check_grid(grid, top)
         for act in self.actions.values():
-            scope = self.param_scope(act.params, top, first_is_player=True)
+            scope = self.param_scope(act.params, top, first_is_player=True, what="a routine" if act.routine else "an action")
             if act.requires is not None:
                 self.expect(act.requires, scope, (BOOL,), "a requirement")
             self.block(act.body, scope)
@@ -292,10 +309,13 @@ class Checker:
                 self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
                          f"add `give {marker} to ...` to the setup")
         card_actions = any(f.type.name == "action" for k in self.kinds.values() for f in k.fields)
+        for name, act in self.actions.items():
+            if act.routine and name not in self.used_actions:
+                self.err(act, f"routine `{name}` is never run: no `do` names it")
         if not card_actions:
             # With action fields on cards the card database may name actions: checked after loading.
             for name, act in self.actions.items():
-                if name not in self.used_actions:
+                if name not in self.used_actions and not act.routine:
                     self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
 
     def check_default(self, f, scope):
@@ -344,6 +364,14 @@ class Checker:
 
     def check_grid(self, grid, scope):
         self.check_kind_ref(grid.kind, grid)
+        kind = self.kinds.get(grid.kind)
+        if grid.edges and kind is not None:
+            fields = {f.name: f for f in kind.fields}
+            for name in grid.edges:
+                f = fields.get(name)
+                if f is None or f.type.name != "bool":
+                    self.err(grid, f"`edges` names bool fields of {grid.kind}; `{name}` is not one",
+                             suggest(name, [f.name for f in kind.fields if f.type.name == "bool"]))
         if grid.width < 1 or grid.height < 1:
             self.err(grid, "a grid needs at least one column and one row")
 
@@ -372,7 +400,7 @@ class Checker:
         if kind not in self.kinds:
             self.err(node, f"unknown card kind `{kind}`", suggest(kind, self.kinds))
 
-    def param_scope(self, params, parent, first_is_player=False):
+    def param_scope(self, params, parent, first_is_player=False, what="an action"):
         scope = _Scope(parent)
         for i, prm in enumerate(params):
             if prm.name in scope.vars:
@@ -384,7 +412,7 @@ class Checker:
         if first_is_player and (not params or params[0].default is not None):
             node = params[0] if params else None
             if node is not None:
-                self.err(node, "the first parameter of an action is the acting player and has no default")
+                self.err(node, f"the first parameter of {what} is the acting player and has no default")
         if first_is_player:
             for prm in params[1:]:
                 if prm.default is None:
@@ -569,10 +597,15 @@ class Checker:
         self.expect(s.budget, scope, (INT,), "a budget")
         self._loop(s.body, inner)
 
+    def s_Win(self, s, scope):
+        self.expect(s.player, scope, (PLAYER,), "the winner")
+
     def s_Do(self, s, scope):
         call = s.call
         if isinstance(call.func, A.Name) and call.func.id in self.actions:
             act = self.actions[call.func.id]
+            if act.routine and s.main:
+                self.err(call.func, f"`{act.name}` is a routine: run it with `do`, only actions are performed")
             self.used_actions.add(act.name)
             self.calls[call] = ("action", act.name)
             self.check_args(call, act.params, scope)
@@ -599,8 +632,8 @@ class Checker:
         self.expect(s.count, scope, (INT,), "a number of actions")
         self.expect(s.player, scope, (PLAYER,), "the acting player")
         for n in s.names:
-            if n not in self.actions:
-                self.err(s, f"`{n}` is not an action", suggest(n, self.actions))
+            if n not in self.actions or self.actions[n].routine:
+                self.err(s, f"`{n}` is not an action", suggest(n, [a for a, d in self.actions.items() if not d.routine]))
             else:
                 self.used_actions.add(n)
         if len(set(s.names)) != len(s.names):
@@ -609,7 +642,7 @@ class Checker:
             self.expect(s.unless, scope, (BOOL,), "a condition")
 
     def s_Advance(self, s, scope):
-        self.expect(s.piece, scope, (PLAYER,), "the piece's player")
+        self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
         self.expect(s.distance, scope, (INT,), "a distance")
@@ -619,7 +652,7 @@ class Checker:
             self._loop(s.jump_body, inner)
 
     def s_Put(self, s, scope):
-        self.expect(s.piece, scope, (PLAYER,), "the piece's player")
+        self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
         self.expect(s.pos, scope, (INT,), "a space index")
@@ -723,6 +756,8 @@ class Checker:
             return ("track", n)
         if n in self.markers:
             return ("marker", n)
+        if n in self.pieces:
+            return PIECE
         if n in self.kinds:
             return ("kind", n)
         if n in CONSTANTS:
@@ -956,7 +991,7 @@ class Checker:
             self.err(a, "expected a track", suggest(getattr(a, "id", ""), self.tracks))
             return None
         self.types[a] = ("track", a.id)
-        self.expect(e.args[1], scope, (PLAYER,), "a player")
+        self.expect(e.args[1], scope, (PLAYER, PIECE), "a player or a piece")
         return a.id
 
     def b_space(self, e, scope):
@@ -1004,6 +1039,64 @@ class Checker:
         if elem[0] not in ("card", "def", "any"):
             self.err(e.args[0], f"`names` takes cards, not {show(elem)}")
         return T_list(TEXT)
+
+    def b_field(self, e, scope):
+        t = self.expr(e.args[0], scope)
+        if t[0] not in ("card", "def", "any"):
+            self.err(e.args[0], f"`field` reads a card, not {show(t)}")
+        self.expect(e.args[1], scope, (SYM, TEXT), "a field name")
+        return INT
+
+    def b_index_of(self, e, scope):
+        elem = self.elem_type(e.args[0], scope)
+        t = self.expr(e.args[1], scope)
+        if not (_compatible(t, elem) or t == NONE):
+            self.err(e.args[1], f"looking for {show(t)} among {show(elem)}")
+        return INT
+
+    def b_slice(self, e, scope):
+        elem = self.elem_type(e.args[0], scope)
+        self.expect(e.args[1], scope, (INT,), "a start position")
+        self.expect(e.args[2], scope, (INT,), "an end position")
+        return T_list(elem)
+
+    def b_min_by(self, e, scope):
+        t = self.lambda_arg(e.args[0], e.args[1], scope)
+        if not _compatible(t, INT):
+            self.err(e.args[1], f"`{_callee(e)}` compares numbers, got {show(t)}")
+        return self.elem_type(e.args[0], scope)
+
+    b_max_by = b_min_by
+
+    def b_filled_cells(self, e, scope):
+        return self.b_frontier(e, scope)
+
+    def b_has_block(self, e, scope):
+        self._grid_arg(e, scope)
+        self.expect(e.args[1], scope, (INT,), "a number of columns")
+        self.expect(e.args[2], scope, (INT,), "a number of rows")
+        return BOOL
+
+    def b_fits(self, e, scope):
+        g = self._grid_arg(e, scope)
+        if g and not self.grids[g].edges:
+            self.err(e.args[0], f"`fits` needs the grid's `edges` line: grid {g} has none")
+        card = self.expr(e.args[1], scope)
+        if card[0] not in ("card", "any"):
+            self.err(e.args[1], f"`fits` places a card, not {show(card)}")
+        for a in e.args[2:]:
+            self.expect(a, scope, (("cell", g) if g else ANY,), "a cell")
+        return BOOL
+
+    def b_space_at(self, e, scope):
+        a = e.args[0]
+        if not (isinstance(a, A.Name) and a.id in self.tracks):
+            self.err(a, "expected a track", suggest(getattr(a, "id", ""), self.tracks))
+            self.expr(e.args[1], scope)
+            return ANY
+        self.types[a] = ("track", a.id)
+        self.expect(e.args[1], scope, (INT,), "a space index")
+        return ("space", a.id)
 
     def e_Unary(self, e, scope):
         if e.op == "-":

@@ -234,6 +234,10 @@ class _ToAst(Transformer):
         return A.MarkerDecl(str(c[0]), _span(meta))
 
     @v_args(meta=True)
+    def piece_decl(self, meta, c):
+        return A.PieceDecl(str(c[0]), str(c[1]), _span(meta))
+
+    @v_args(meta=True)
     def data_assign(self, meta, c):
         return A.DataAssign(str(c[0]), c[1], _span(meta))
 
@@ -270,11 +274,14 @@ class _ToAst(Transformer):
     def grid_row(self, c):
         return ("row", (tuple(int(x) for x in c[:-1]), c[-1]))
 
+    def grid_edges(self, c):
+        return ("edges", tuple(str(x) for x in c))
+
     @v_args(meta=True)
     def grid_decl(self, meta, c):
         name, w, h, kind = str(c[0]), int(c[1]), int(c[2]), str(c[3])
         per_player = False
-        parts: dict[str, list] = {k: [] for k in ("cell_field", "line_field", "hole", "at", "column", "row")}
+        parts: dict[str, list] = {k: [] for k in ("cell_field", "line_field", "hole", "at", "column", "row", "edges")}
         for item in c[4:]:
             if item == ("per_player", True):
                 per_player = True
@@ -283,9 +290,12 @@ class _ToAst(Transformer):
             else:
                 raise _GrammarMisuse(A.Lit(None, _span(meta)), "only `per player` is allowed on a grid")
         holes = tuple(cell for group in parts["hole"] for cell in group)
+        if len(parts["edges"]) > 1:
+            raise _GrammarMisuse(A.Lit(None, _span(meta)), "a grid has one `edges` line")
+        edges = parts["edges"][0] if parts["edges"] else ()
         return A.GridDecl(name, w, h, kind, per_player, tuple(parts["cell_field"]),
                           tuple(parts["line_field"]), holes, tuple(parts["at"]),
-                          tuple(parts["column"]), tuple(parts["row"]), _span(meta))
+                          tuple(parts["column"]), tuple(parts["row"]), _span(meta), edges)
 
     def params(self, c):
         return tuple(c)
@@ -301,6 +311,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def action_decl(self, meta, c):
         return A.ActionDecl(str(c[0]), c[1] or (), c[2], c[3], _span(meta))
+
+    @v_args(meta=True)
+    def routine_decl(self, meta, c):
+        return A.ActionDecl(str(c[0]), c[1] or (), None, c[2], _span(meta), True)
 
     @v_args(meta=True)
     def setup_decl(self, meta, c):
@@ -456,6 +470,16 @@ class _ToAst(Transformer):
         return A.Do(c[0], _span(meta))
 
     @v_args(meta=True)
+    def perform_stmt(self, meta, c):
+        if not isinstance(c[0], A.Call):
+            raise _GrammarMisuse(c[0], "`perform` needs an action call, such as `perform plant(p)`")
+        return A.Do(c[0], _span(meta), True)
+
+    @v_args(meta=True)
+    def win_stmt(self, meta, c):
+        return A.Win(c[0], str(c[1]), _span(meta))
+
+    @v_args(meta=True)
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
         return A.Actions(c[0], c[1], names, c[-1], _span(meta))
@@ -493,13 +517,15 @@ class _GrammarMisuse(Exception):
 
 
 def _expected(exc: UnexpectedInput) -> str:
-    names = sorted({_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.isalpha() else e)
-                    for e in getattr(exc, "expected", ()) or ()})
+    names = {_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.isalpha() else e)
+             for e in getattr(exc, "expected", ()) or ()}
     if not names:
         return ""
-    if len(names) > 8:
-        names = names[:8] + ["..."]
-    return "expected " + ", ".join(names)
+    # Punctuation first: a missing `}` or `)` is the most common slip.
+    ordered = sorted(names, key=lambda n: (n.strip("`").isalpha(), n))
+    if len(ordered) > 10:
+        ordered = ordered[:10] + ["..."]
+    return "expected " + ", ".join(ordered)
 
 
 def parse(source: str, path: str = "<rules>") -> A.Program:

@@ -27,7 +27,7 @@ def check_invariants(engine, st):
     # Reserve rows never exceed their limit; pieces stand on distinct rocks.
     for row in ("reserve1", "reserve2", "reserve3"):
         assert len(st.zones[row]) <= 4
-    positions = st.tracks["circle"]
+    positions = list(st.tracks["circle"].values())
     assert len(set(positions)) == len(positions)
     # The pending decision offers distinct options.
     if st.pending:

@@ -28,7 +28,7 @@ def run_until(engine, st, pred, limit=200):
 
 def test_setup_places_pieces_and_gives_the_marker(race):
     st = race.new_game(3, 1)
-    assert st.tracks["ring"] == [0, 1, 2]
+    assert st.tracks["ring"] == {"P1": 0, "P2": 1, "P3": 2}
     assert st.markers["lead"] == 0
     assert len(st.zones["bag"]) == 9
     assert st.pending["player"] == 0 and st.pending["prompt"] == "action"
@@ -42,7 +42,7 @@ def test_advance_counts_free_spaces_and_runs_the_jump_body(race):
     assert race.legal(st) == ["1", "2"]
     race.apply(st, "1")
     # P1 at 0 jumps P2 (1) and P3 (2), lands on 3: two jumps, each costing the jumped player 1.
-    assert st.tracks["ring"][0] == 3
+    assert st.tracks["ring"]["P1"] == 3
     assert st.counters["score"] == [2, 3, 3]
 
 
@@ -50,12 +50,12 @@ def test_landing_data_is_read_from_the_space(race):
     st = race.new_game(2, 1)
     race.apply(st, "step")
     race.apply(st, "2")          # 0 -> 1 is P2, jumped; free spaces 2 and 3: lands on 3 (gain 2)
-    assert st.tracks["ring"][0] == 3
+    assert st.tracks["ring"]["P1"] == 3
     assert st.counters["score"][0] == 2
     st2 = race.new_game(2, 1)
     race.apply(st2, "step")
     race.apply(st2, "1")         # lands on 2, whose gain is 1
-    assert st2.tracks["ring"][0] == 2 and st2.counters["score"][0] == 1
+    assert st2.tracks["ring"]["P1"] == 2 and st2.counters["score"][0] == 1
 
 
 def test_distinct_actions_without_unlock(race):
