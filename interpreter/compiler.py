@@ -282,7 +282,7 @@ class Compiler:
         if t[0] == "zone":
             return lambda rt, env: rt.st.zones[f(rt, env)]
         if t[0] == "grid":
-            return lambda rt, env: [c for c in rt.st.grids[f(rt, env)] if c is not None]
+            return lambda rt, env: [c for _, c in sorted(rt.st.grids[f(rt, env)].items())]
         return f
 
     def lam(self, coll_node, body_node):
@@ -290,11 +290,11 @@ class Compiler:
         coll = self.as_list(coll_node)
         elem_t = self.elem_type(coll_node)
         if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
-                and body_node.obj.id == "it" and elem_t[0] == "card"):
-            n = body_node.name
-            if n == "name":
-                return coll, ("name", None)
-            return coll, ("field", n)
+                and body_node.obj.id == "it" and elem_t[0] == "card" and body_node.name == "name"):
+            return coll, ("name", None)
+        name = self.it_field(body_node, elem_t)
+        if name is not None:
+            return coll, ("field", name)
         body = self.expr(body_node)
         return coll, ("expr", body)
 
@@ -313,7 +313,11 @@ class Compiler:
         """Turn a lambda descriptor into `values(rt, env, elements)`."""
         kind, arg = body
         if kind == "field":
-            return lambda rt, env, xs: [rt.fields[rt.st.card_def[x]][arg] for x in xs]
+            def field_values(rt, env, xs):
+                name = arg(rt, env)
+                F, cd = rt.fields, rt.st.card_def
+                return [F[cd[x]][name] for x in xs]
+            return field_values
         if kind == "name":
             return lambda rt, env, xs: [rt.names[rt.st.card_def[x]] for x in xs]
 
@@ -327,39 +331,59 @@ class Compiler:
             return out
         return values
 
-    def x_Filter(self, e):
+    def it_field(self, node, elem_t):
+        """If `node` reads a field of `it` (a card) by a name that does not depend on `it`, a
+        closure giving that name; else None. Used by the fast paths of filters and sums."""
+        if elem_t[0] != "card":
+            return None
+        if (isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it"
+                and node.name != "name"):
+            name = node.name
+            return lambda rt, env: name
+        if (isinstance(node, A.Call) and self.m.calls.get(node) == ("builtin", "field")
+                and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
+                and not self._mentions_it(node.args[1])):
+            return self.expr(node.args[1])
+        return None
+
+    def filter_parts(self, e):
+        """(collection closure, selector) for `coll where cond`: selector(rt, env, xs) yields the
+        elements that pass, lazily, so `any` and `count` can stop early or skip building a list."""
+        import operator
         coll = self.as_list(e.coll)
         cond = e.cond
         elem_t = self.elem_type(e.coll)
-        # Fast path: `it.field OP constant` on cards.
-        if (isinstance(cond, A.Binary) and cond.op in ("==", "!=", "<=", "<", ">=", ">")
-                and isinstance(cond.left, A.Attr) and isinstance(cond.left.obj, A.Name)
-                and cond.left.obj.id == "it" and elem_t[0] == "card" and cond.left.name != "name"
-                and not self._mentions_it(cond.right)):
-            field = cond.left.name
+        # Fast path: `it.field OP expression-without-it` on cards (also `field(it, name)`).
+        name = (self.it_field(cond.left, elem_t) if isinstance(cond, A.Binary)
+                and cond.op in ("==", "!=", "<=", "<", ">=", ">") else None)
+        if name is not None and not self._mentions_it(cond.right):
             rhs = self.expr(cond.right)
-            op = cond.op
-            import operator
             fn = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, "<": operator.lt,
-                  ">=": operator.ge, ">": operator.gt}[op]
+                  ">=": operator.ge, ">": operator.gt}[cond.op]
 
-            def fast(rt, env):
+            def fast(rt, env, xs):
                 v = rhs(rt, env)
+                field = name(rt, env)
                 F, cd = rt.fields, rt.st.card_def
-                return [x for x in coll(rt, env) if fn(F[cd[x]][field], v)]
-            return fast
+                return (x for x in xs if fn(F[cd[x]][field], v))
+            return coll, fast
         c = self.expr(cond)
 
-        def slow(rt, env):
+        def slow(rt, env, xs):
             saved = env.get("it")
-            out = []
-            for x in coll(rt, env):
-                env["it"] = x
-                if c(rt, env):
-                    out.append(x)
-            env["it"] = saved
-            return out
-        return slow
+            try:
+                for x in xs:
+                    env["it"] = x
+                    if c(rt, env):
+                        env["it"] = saved
+                        yield x
+            finally:
+                env["it"] = saved
+        return coll, slow
+
+    def x_Filter(self, e):
+        coll, select = self.filter_parts(e)
+        return lambda rt, env: list(select(rt, env, coll(rt, env)))
 
     def _mentions_it(self, e):
         if isinstance(e, A.Name):
@@ -386,16 +410,20 @@ class Compiler:
 
     # built-ins
     def b_count(self, e):
+        if isinstance(e.args[0], A.Filter):
+            coll, select = self.filter_parts(e.args[0])
+            return lambda rt, env: sum(1 for _ in select(rt, env, coll(rt, env)))
         coll = self.as_list(e.args[0])
         return lambda rt, env: len(coll(rt, env))
 
     def b_sum(self, e):
         coll, body = self.lam(e.args[0], e.args[1])
         if body[0] == "field":
-            field = body[1]
+            name = body[1]
 
             def sum_field(rt, env):
                 F, cd = rt.fields, rt.st.card_def
+                field = name(rt, env)
                 return sum(F[cd[x]][field] for x in coll(rt, env))
             return sum_field
         vals = self.each(body)
@@ -424,6 +452,14 @@ class Compiler:
         return self._minmax(e, max)
 
     def b_any(self, e):
+        if isinstance(e.args[0], A.Filter):
+            coll, select = self.filter_parts(e.args[0])
+
+            def any_passes(rt, env):
+                for _ in select(rt, env, coll(rt, env)):
+                    return True
+                return False
+            return any_passes
         coll = self.as_list(e.args[0])
         return lambda rt, env: len(coll(rt, env)) > 0
 
@@ -562,15 +598,14 @@ class Compiler:
             meta = rt.grid_meta[gname]
             cells = rt.st.grids[g(rt, env)]
             out = set()
-            for i, c in enumerate(cells):
-                if c is not None:
-                    out.update(j for j in meta.adjacent[i] if cells[j] is None)
+            for i in cells:
+                out.update(j for j in meta.adjacent[i] if j not in cells)
             return sorted(out)
         return frontier
 
     def b_filled_cells(self, e):
         g = self.expr(e.args[0])
-        return lambda rt, env: [i for i, c in enumerate(rt.st.grids[g(rt, env)]) if c is not None]
+        return lambda rt, env: sorted(rt.st.grids[g(rt, env)])
 
     def b_has_block(self, e):
         g = self.expr(e.args[0])
@@ -582,13 +617,12 @@ class Compiler:
             meta = rt.grid_meta[gname]
             cells = rt.st.grids[g(rt, env)]
             bw, bh = w(rt, env), h(rt, env)
-            filled = [i for i, c in enumerate(cells) if c is not None]
             W = meta.width
-            for i in filled:  # each filled cell as a possible top-left corner
+            for i in sorted(cells):  # each filled cell as a possible top-left corner
                 x0, y0 = i % W, i // W
                 if x0 + bw > W or y0 + bh > meta.height:
                     continue
-                if all(cells[(y0 + dy) * W + x0 + dx] is not None for dy in range(bh) for dx in range(bw)):
+                if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
                     return True
             return False
         return has_block
@@ -600,6 +634,18 @@ class Compiler:
         cell = self.expr(e.args[2])
         anchor = self.expr(e.args[3])
         return lambda rt, env: rt.fits(gname, g(rt, env), card(rt, env), cell(rt, env), anchor(rt, env))
+
+    def b_cell_of(self, e):
+        g = self.expr(e.args[0])
+        c = self.expr(e.args[1])
+
+        def cell_of(rt, env):
+            card = c(rt, env)
+            for i, held in rt.st.grids[g(rt, env)].items():
+                if held == card:
+                    return i
+            return None
+        return cell_of
 
     def b_field(self, e):
         c = self.expr(e.args[0])
@@ -661,7 +707,7 @@ class Compiler:
 
         def empty(rt, env):
             cells = rt.st.grids[g(rt, env)]
-            return [i for i in rt.grid_meta[gname].playable if cells[i] is None]
+            return [i for i in rt.grid_meta[gname].playable if i not in cells]
         return empty
 
     def b_cell(self, e):
@@ -686,7 +732,7 @@ class Compiler:
     def b_card_at(self, e):
         g = self.expr(e.args[0])
         c = self.expr(e.args[1])
-        return lambda rt, env: rt.st.grids[g(rt, env)][c(rt, env)]
+        return lambda rt, env: rt.st.grids[g(rt, env)].get(c(rt, env))
 
     # ---- statements ---------------------------------------------------------------------------
     def body(self, proc: Proc, stmts):

@@ -50,6 +50,7 @@ class GridMeta:
     adjacent: tuple
     cell_data: tuple
     line_data: dict
+    holes: frozenset
     lines_of: tuple  # cell -> (column key, row key)
     line_cells: dict
     edges: tuple
@@ -185,7 +186,7 @@ class Engine:
         for i in playable:
             for key in lines_of[i]:
                 line_cells.setdefault(key, []).append(i)
-        return GridMeta(g.name, w, h, playable, tuple(adjacent), tuple(cells), lines, lines_of,
+        return GridMeta(g.name, w, h, playable, tuple(adjacent), tuple(cells), lines, frozenset(holes), lines_of,
                         {k: tuple(v) for k, v in line_cells.items()}, g.edges)
 
     def _track_meta(self, t: A.TrackDecl, comp) -> TrackMeta:
@@ -230,7 +231,7 @@ class Engine:
             meta = self.grid_meta[gr.name]
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
             for k in keys:
-                st.grids[k] = [None] * (meta.width * meta.height)
+                st.grids[k] = {}  # cell -> card: only filled cells are stored
         self._keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
                             for c in self.model.counters.values() if c.keyed}
         self._bounds = {c.name: (Compiler(self.model, self.params).expr(c.low)(self, {}) if c.low is not None else None,
@@ -492,7 +493,7 @@ class Engine:
             gname = key.split(".")[-1]
             meta = self.grid_meta[gname]
             grids[key] = {f"({i % meta.width + 1},{i // meta.width + 1})": names[st.card_def[c]]
-                          for i, c in enumerate(cells) if c is not None}
+                          for i, c in sorted(cells.items())}
         return {
             "zones": {k: cards(v) for k, v in st.zones.items()},
             "counters": copy.deepcopy(st.counters),
@@ -568,7 +569,10 @@ class Engine:
             st.zones[src].remove(card)
         else:
             cells = st.grids[src]
-            cells[cells.index(card)] = None
+            for i, held in cells.items():
+                if held == card:
+                    del cells[i]
+                    break
         return src
 
     def move(self, card: int, dest: str, bottom: bool = False):
@@ -804,9 +808,9 @@ class Engine:
 
         Two orthogonal neighbours are linked when both edges facing each other are set."""
         meta = self.grid_meta[gname]
-        cells = list(self.st.grids[key])
+        cells = dict(self.st.grids[key])
         cells[cell] = card
-        if cells[anchor] is None:
+        if anchor not in cells:
             return False
         fields, cd = self.fields, self.st.card_def
         w = meta.width
@@ -826,21 +830,21 @@ class Engine:
                 if not (0 <= nx < w and 0 <= ny < meta.height):
                     continue
                 j = ny * w + nx
-                if j in seen or cells[j] is None:
+                if j in seen or j not in cells:
                     continue
                 if edge(here, mine) and edge(cells[j], theirs):
                     seen.add(j)
                     todo.append(j)
-        return all(c is None or i in seen for i, c in enumerate(cells))
+        return len(seen) == len(cells)
 
     def place(self, card, gname, key, cell, span):
         """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""
         st = self.st
         cells = st.grids[key]
         meta = self.grid_meta[gname]
-        if cell not in meta.playable:
+        if not 0 <= cell < meta.width * meta.height or cell in meta.holes:
             raise RuleError("this cell is a hole", span)
-        if cells[cell] is not None:
+        if cell in cells:
             raise RuleError("this cell is already filled", span)
         src = self._detach(card)
         cells[cell] = card
@@ -854,7 +858,7 @@ class Engine:
             self.run_triggers(("place", gname), [card, cell, owner])
         if ("fill", gname) in self.triggers:
             for line in meta.lines_of[cell]:
-                if all(cells[i] is not None for i in meta.line_cells[line]):
+                if all(i in cells for i in meta.line_cells[line]):
                     if self.sink is not None:
                         self.emit("fill", {"grid": key, "line": line}, owner)
                     self.run_triggers(("fill", gname), [line, owner])

@@ -158,7 +158,7 @@ class Runner:
                     raise ScenarioError(f"{self.path}: grid cell `{label}` is not written (x,y)")
                 x, y = int(m.group(1)), int(m.group(2))
                 idx = (y - 1) * meta.width + (x - 1)
-                old = st.grids[key][idx]
+                old = st.grids[key].get(idx)
                 if old is not None:
                     self._relocate(st, old, SET_ASIDE)
                 c = self._find(st, name, key, claimed, by_name)
@@ -210,7 +210,9 @@ class Runner:
             st.zones[loc].remove(c)
         else:
             cells = st.grids[loc]
-            cells[cells.index(c)] = None
+            for i, held in list(cells.items()):
+                if held == c:
+                    del cells[i]
 
     def _relocate(self, st, c, key):
         self._detach(st, c)

@@ -77,6 +77,7 @@ BUILTINS = {
     "fits": (4, 4, "true if a card placed on a cell (covering what is there) keeps every card of the "
                    "grid linked by its edges to an anchor cell"),
     "space_at": (2, 2, "the space of a track at an index"),
+    "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
 }
 LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by"}
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
@@ -1087,6 +1088,13 @@ class Checker:
         for a in e.args[2:]:
             self.expect(a, scope, (("cell", g) if g else ANY,), "a cell")
         return BOOL
+
+    def b_cell_of(self, e, scope):
+        g = self._grid_arg(e, scope)
+        t = self.expr(e.args[1], scope)
+        if t[0] not in ("card", "any", "none"):
+            self.err(e.args[1], f"`cell_of` finds a card, not {show(t)}")
+        return ("cell", g) if g else ANY
 
     def b_space_at(self, e, scope):
         a = e.args[0]

@@ -14,7 +14,7 @@ def check_invariants(engine, st):
             seen[c] = key
             assert st.loc[c] == key
     for key, cells in st.grids.items():
-        for c in cells:
+        for c in cells.values():
             if c is not None:
                 assert c not in seen
                 seen[c] = key

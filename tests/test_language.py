@@ -76,7 +76,7 @@ def test_grid_hole_fill_trigger_and_line_data(race):
     fills = [e["data"]["line"] for e in sink.events if e["event"] == "fill"]
     assert fills == []
     grid = st.grids["P1.board"]
-    assert grid[5] is not None and grid[4] is None
+    assert grid.get(5) is not None and grid.get(4) is None
 
 
 def test_row_completion_adds_its_bonus():
