@@ -12,6 +12,23 @@ from rulesdsl.checker import ANY, INT, PLAYER, Model
 SUSPEND = object()
 
 
+def _walk(node):
+    """Every expression node below (and including) `node`."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n is None or isinstance(n, (str, int, bool)):
+            continue
+        yield n
+        for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "coll", "cond", "test",
+                      "then", "other", "func"):
+            sub = getattr(n, field, None)
+            if sub is not None and not isinstance(sub, (str, int, bool)):
+                todo.append(sub)
+        todo.extend(getattr(n, "args", ()) or ())
+        todo.extend(getattr(n, "items", ()) or ())
+
+
 def piece_key(v) -> str:
     """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
     return f"P{v + 1}" if isinstance(v, int) else v
@@ -58,6 +75,8 @@ class Compiler:
         self._tmp = 0
         self._loops: list[list] = []
         self.trigger_procs: dict[tuple, list] = {}
+        self._inline: dict = {}       # parameter -> argument closure while inlining a `def`
+        self._inline_depth = 0
         self.reach_procs: list[str] = []
 
     # ---- helpers ------------------------------------------------------------------------------
@@ -113,6 +132,8 @@ class Compiler:
         holder = {}
 
         def call(rt, args, _names=names, _defaults=defaults, _h=holder):
+            if len(args) == len(_names):
+                return _h["body"](rt, dict(zip(_names, args)))
             env = {}
             for i, n in enumerate(_names):
                 env[n] = args[i] if i < len(args) else _defaults[i](rt, env)
@@ -133,6 +154,8 @@ class Compiler:
         t = self.t(e)
         m = self.m
         if self.m.calls.get(e, ("",))[0] == "local":
+            if n in self._inline:
+                return self._inline[n]
             return lambda rt, env: env[n]
         if n in m.params:
             v = self.param_values[n]
@@ -141,10 +164,8 @@ class Compiler:
             return lambda rt, env: n
         if t[0] == "grid" and n in m.grids:
             return lambda rt, env: n
-        if n in m.counters and t[0] in ("int", "keyed") and not m.counters[n].per_player:
-            if t == INT:
-                return lambda rt, env: rt.st.counters[n]
-            return lambda rt, env: n
+        if n in m.counters and t == INT and not m.counters[n].per_player:
+            return lambda rt, env: rt.st.counters[n]
         if n == "players":
             return lambda rt, env: list(range(rt.st.player_count))
         if n == "player_count":
@@ -169,8 +190,6 @@ class Compiler:
                 keys = self.player_keys(n)
                 return lambda rt, env: keys[obj(rt, env)]
             if n in m.counters:
-                if self.t(e)[0] == "keyed":
-                    return lambda rt, env: (n, obj(rt, env))
                 return lambda rt, env: rt.st.counters[n][obj(rt, env)]
         if ot[0] == "card":
             if n == "name":
@@ -201,13 +220,16 @@ class Compiler:
         return self.m_player_keys[name]
 
     def x_Index(self, e):
-        obj = self.expr(e.obj)
         idx = self.expr(e.index)
         if self.t(e.obj)[0] == "keyed":
-            def keyed(rt, env):
-                ref = obj(rt, env)
-                return rt.keyed_get(ref, idx(rt, env))
-            return keyed
+            base = e.obj
+            if isinstance(base, A.Name):
+                name = base.id
+                return lambda rt, env: rt.st.counters[name].get(str(idx(rt, env)), rt.keyed_init[name])
+            name = base.name
+            who = self.expr(base.obj)
+            return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.keyed_init[name])
+        obj = self.expr(e.obj)
         return lambda rt, env: obj(rt, env)[idx(rt, env)]
 
     def x_Unary(self, e):
@@ -383,7 +405,20 @@ class Compiler:
 
     def x_Filter(self, e):
         coll, select = self.filter_parts(e)
-        return lambda rt, env: list(select(rt, env, coll(rt, env)))
+        if select.__name__ == "fast":
+            return lambda rt, env: list(select(rt, env, coll(rt, env)))
+        c = self.expr(e.cond)
+
+        def keep(rt, env):  # a plain loop: cheaper than the lazy selector when all are wanted
+            saved = env.get("it")
+            out = []
+            for x in coll(rt, env):
+                env["it"] = x
+                if c(rt, env):
+                    out.append(x)
+            env["it"] = saved
+            return out
+        return keep
 
     def _mentions_it(self, e):
         if isinstance(e, A.Name):
@@ -397,15 +432,52 @@ class Compiler:
                 return True
         return False
 
+    def inlinable(self, fn, args) -> bool:
+        """Small definitions are compiled into their callers; a parameter whose argument is not a
+        plain name or literal must appear at most once, so nothing is evaluated twice."""
+        if self._inline_depth >= 6 or len(args) != len(fn.params):
+            return False
+        # An argument reading `it` would see the body's own `where` element instead: not inlined.
+        if any(self._mentions_it(a) for a in args):
+            return False
+        nodes = list(_walk(fn.body))
+        if len(nodes) > 60:
+            return False
+        uses = {}
+        for n in nodes:
+            if isinstance(n, A.Name) and self.m.calls.get(n, ("",))[0] == "local":
+                uses[n.id] = uses.get(n.id, 0) + 1
+        for prm, arg in zip(fn.params, args):
+            if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm.name, 0) > 1:
+                return False
+        return True
+
     def x_Call(self, e):
         kind, name = self.m.calls[e]
+        if kind == "func" and self.inlinable(self.m.funcs[name], e.args):
+            fn = self.m.funcs[name]
+            mapping = {prm.name: self.expr(arg) for prm, arg in zip(fn.params, e.args)}
+            saved = self._inline
+            self._inline = mapping
+            self._inline_depth += 1
+            try:
+                return self.expr(fn.body)
+            finally:
+                self._inline = saved
+                self._inline_depth -= 1
         if kind == "func":
             fn = self.funcs
             args = [self.expr(a) for a in e.args]
             if len(args) == 1:
                 a0 = args[0]
                 return lambda rt, env: fn[name](rt, (a0(rt, env),))
-            return lambda rt, env: fn[name](rt, tuple(a(rt, env) for a in args))
+            if len(args) == 2:
+                a0, a1 = args
+                return lambda rt, env: fn[name](rt, (a0(rt, env), a1(rt, env)))
+            if len(args) == 3:
+                a0, a1, a2 = args
+                return lambda rt, env: fn[name](rt, (a0(rt, env), a1(rt, env), a2(rt, env)))
+            return lambda rt, env: fn[name](rt, tuple([a(rt, env) for a in args]))
         return getattr(self, "b_" + name)(e)
 
     # built-ins

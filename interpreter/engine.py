@@ -232,7 +232,7 @@ class Engine:
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
             for k in keys:
                 st.grids[k] = {}  # cell -> card: only filled cells are stored
-        self._keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
+        self.keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
                             for c in self.model.counters.values() if c.keyed}
         self._bounds = {c.name: (Compiler(self.model, self.params).expr(c.low)(self, {}) if c.low is not None else None,
                                  Compiler(self.model, self.params).expr(c.high)(self, {}) if c.high is not None else None)
@@ -314,20 +314,25 @@ class Engine:
                 fr = stack[-1]
                 proc = procs[fr.proc]
                 code = proc.code
-                pc = fr.pc
-                if pc >= len(code):
-                    stack.pop()
-                    if self.reach and proc.kind == "phase":
-                        # Thresholds are checked whenever a turn (a phase body) ends.
-                        self.check_thresholds()
-                    continue
-                fr.pc = pc + 1
-                st.steps += 1
-                if st.steps > budget:
-                    raise RuleError(f"more than {budget} steps without a decision in {self._where(proc)}: "
-                                    "a rule loops", proc.spans[pc])
-                if code[pc](self, fr) is SUSPEND:
-                    return
+                end = len(code)
+                # Run this frame until it ends, suspends, or another frame goes on top.
+                while True:
+                    pc = fr.pc
+                    if pc >= end:
+                        stack.pop()
+                        if self.reach and proc.kind == "phase":
+                            # Thresholds are checked whenever a turn (a phase body) ends.
+                            self.check_thresholds()
+                        break
+                    fr.pc = pc + 1
+                    st.steps += 1
+                    if st.steps > budget:
+                        raise RuleError(f"more than {budget} steps without a decision in "
+                                        f"{self._where(proc)}: a rule loops", proc.spans[pc])
+                    if code[pc](self, fr) is SUSPEND:
+                        return
+                    if not stack or stack[-1] is not fr or st.result is not None:
+                        break
         except RuleError as exc:
             hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
             raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
@@ -680,21 +685,12 @@ class Engine:
             self.emit("random", {"index": i, "of": len(values)})
         return values[i]
 
-    def keyed_get(self, ref, key):
-        st = self.st
-        if isinstance(ref, tuple):
-            name, who = ref
-            table = st.counters[name][who]
-        else:
-            name, table = ref, st.counters[ref]
-        return table.get(str(key), self._keyed_init[name])
-
     def set_counter(self, name, who, key, op, value):
         st = self.st
         if key is not None:
             table = st.counters[name][who] if who is not None else st.counters[name]
             k = str(key)
-            old = table.get(k, self._keyed_init[name])
+            old = table.get(k, self.keyed_init[name])
         elif who is not None:
             old = st.counters[name][who]
         else:
