@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/lfdsl run rulesets/base.lf --players 2 --seed 1
+	$(BIN)/lfdsl run rulesets/duel.lf
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -435,6 +435,11 @@ class Engine:
         self.run(st)
         return st
 
+    def seat_names(self, st: GameState) -> dict:
+        """`P1` -> the seat's name from the game block (`seats`), if it names them."""
+        names = self.model.game.seats
+        return {f"P{i + 1}": names[i] for i in range(st.player_count)} if names else {}
+
     def scores(self, st: GameState, p: int) -> dict:
         """The victory counts of one player."""
         env = {self.model.victory.var: p}
@@ -463,7 +468,7 @@ class Engine:
                                + (f"; shared win at equal rank ({best})" if len(top) > 1
                                   else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
-                     "counts": counts, "round": st.round}
+                     "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         self.emit("game_end", st.result)
         return True
@@ -794,7 +799,7 @@ class Engine:
         if self.model.victory is not None:
             counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
         st.result = {"winners": [f"P{who + 1}"], "reason": reason, "reached": [f"P{who + 1}"],
-                     "rank": {}, "counts": counts, "round": st.round}
+                     "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         st.stack.clear()
         self.emit("game_end", st.result)

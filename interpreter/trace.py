@@ -96,10 +96,14 @@ def render(event: dict, full_state: bool = True) -> list[str]:
 
 def result_lines(result: dict) -> list[str]:
     """The winners, the reason and every player's victory counts."""
-    out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(result['winners'])}",
+    seats = result.get("seats", {})
+
+    def who(p):
+        return f"{p} ({seats[p]})" if p in seats else p
+    out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(who(p) for p in result['winners'])}",
            f"reason: {result['reason']} (round {result['round']})"]
     for p, counts in result["counts"].items():
-        out.append(f"  {p}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        out.append(f"  {who(p)}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return out
 
 

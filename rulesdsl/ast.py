@@ -135,6 +135,7 @@ class Game:
     round_limit: int
     step_budget: int
     span: Span
+    seats: tuple = ()  # names shown for the seats, in order
 
 
 @node

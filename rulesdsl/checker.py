@@ -215,6 +215,9 @@ class Checker:
             self.err(self.game, "the player range is empty")
         elif not self.game.min_players <= self.game.default_players <= self.game.max_players:
             self.err(self.game, "the default player count is outside the player range")
+        elif self.game.seats and len(self.game.seats) != self.game.max_players:
+            self.err(self.game, f"`seats` names {len(self.game.seats)} seats for up to "
+                                f"{self.game.max_players} players")
         if self.round is None:
             self.err(A.Span(1, 1), "the ruleset has no `round` block")
 
@@ -460,7 +463,10 @@ class Checker:
         m(s, scope)
 
     def s_Let(self, s, scope):
-        scope.vars[s.name] = self.expr(s.value, scope)
+        t = self.expr(s.value, scope)
+        if t == KEYED:
+            self.err(s.value, "a keyed counter is read one key at a time", "write `name[key]`")
+        scope.vars[s.name] = t
 
     def s_Set(self, s, scope):
         t = self.expr(s.target, scope)

@@ -141,7 +141,8 @@ class _ToAst(Transformer):
         opts = dict(c[1:])
         lo, hi, default = opts.get("players", (1, 1, None))
         return A.Game(str(c[0]), lo, hi, default if default is not None else lo, opts.get("cards"),
-                      opts.get("round_limit", 100), opts.get("step_budget", 100_000), _span(meta))
+                      opts.get("round_limit", 100), opts.get("step_budget", 100_000), _span(meta),
+                      opts.get("seats", ()))
 
     def opt_players(self, c):
         return ("players", (int(c[0]), int(c[1]), None if c[2] is None else int(c[2])))
@@ -151,6 +152,9 @@ class _ToAst(Transformer):
 
     def opt_round_limit(self, c):
         return ("round_limit", int(c[0]))
+
+    def opt_seats(self, c):
+        return ("seats", tuple(str(x) for x in c))
 
     def opt_step_budget(self, c):
         return ("step_budget", int(c[0]))
