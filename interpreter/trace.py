@@ -32,7 +32,7 @@ def _state_lines(data: dict) -> list[str]:
     for name, value in data["counters"].items():
         out.append(f"  {name} = {json.dumps(value)}")
     for name, holder in data["markers"].items():
-        out.append(f"  {name} held by {holder}")
+        out.append(f"  {name} held by {holder or 'nobody'}")
     for name, pos in data["tracks"].items():
         out.append(f"  {name}: " + ", ".join(f"{p} at {v}" for p, v in pos.items()))
     for name, cells in data["grids"].items():

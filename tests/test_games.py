@@ -15,6 +15,13 @@ from .conftest import ROOT
 
 # Seeds chosen among the first 60 for short random games, so the golden files stay reviewable.
 GOLDEN = [(2, 11), (3, 43), (4, 9)]
+DUEL_GOLDEN = [1, 7]
+
+
+@pytest.fixture(scope="module")
+def duel_engine():
+    from interpreter.engine import Engine
+    return Engine.load(ROOT / "rulesets" / "duel.lf")
 
 
 def readable_trace(engine, players, seed) -> str:
@@ -32,6 +39,28 @@ def test_golden_trace(base_engine, text_snapshot, players, seed):
     text = readable_trace(base_engine, players, seed)
     assert text.splitlines()[-1].startswith("  P")  # ends with the victory counts
     assert text == text_snapshot
+
+
+@pytest.mark.parametrize("seed", DUEL_GOLDEN, ids=[f"duel-seed{s}" for s in DUEL_GOLDEN])
+def test_duel_golden_trace(duel_engine, text_snapshot, seed):
+    text = readable_trace(duel_engine, 2, seed)
+    assert "winner: P" in text and ("(Summer)" in text or "(Winter)" in text)
+    assert text == text_snapshot
+
+
+def test_duel_random_games_finish_with_a_winner(duel_engine):
+    # A few hundred in CI; benchmarks/playouts.py --games 1000 runs the full thousand.
+    reasons = set()
+    for seed in range(200):
+        st = duel_engine.new_game(2, seed)
+        play(duel_engine, st, make_agents("random", 2, seed))
+        assert st.result is not None and len(st.result["winners"]) == 1, seed
+        reasons.add(st.result["reason"])
+    assert len(reasons) >= 2
+
+
+def test_duel_same_seed_same_trace(duel_engine):
+    assert readable_trace(duel_engine, 2, 3) == readable_trace(duel_engine, 2, 3)
 
 
 def test_trace_schema(base_engine):
@@ -54,21 +83,22 @@ def test_trace_schema(base_engine):
     json.dumps(events)  # every event is JSON data
 
 
-def _trace_in_subprocess(hashseed: str) -> bytes:
+def _trace_in_subprocess(hashseed: str, ruleset: str, players: str) -> bytes:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    out = ROOT / f".trace-{hashseed}.jsonl"
+    out = ROOT / f".trace-{hashseed}-{ruleset}.jsonl"
     try:
-        subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets/base.lf"),
-                        "--players", "3", "--seed", "11", "--quiet", "--trace", str(out)],
+        subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / ruleset),
+                        "--players", players, "--seed", "11", "--quiet", "--trace", str(out)],
                        check=True, env=env, cwd=ROOT, capture_output=True)
         return out.read_bytes()
     finally:
         out.unlink(missing_ok=True)
 
 
-def test_same_seed_same_trace_in_two_processes():
-    a = _trace_in_subprocess("1")
-    b = _trace_in_subprocess("4242")
+@pytest.mark.parametrize("ruleset,players", [("base.lf", "3"), ("duel.lf", "2")])
+def test_same_seed_same_trace_in_two_processes(ruleset, players):
+    a = _trace_in_subprocess("1", ruleset, players)
+    b = _trace_in_subprocess("4242", ruleset, players)
     assert a == b
     assert a.count(b"\n") > 100
 
