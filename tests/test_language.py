@@ -246,3 +246,77 @@ round {
         engine.new_game(2, 0)
     d = info.value.diagnostic
     assert (d.line, d.col) == (6, 26) and "starts from nobody" in d.message
+
+
+# ---- pieces, routines, perform, win, edge links, blocks, list built-ins (tests/rulesets/links.lf)
+@pytest.fixture(scope="module")
+def links():
+    return Engine.load(RULES / "links.lf")
+
+
+def test_a_piece_that_belongs_to_no_player(links):
+    st = links.new_game(2, 1)
+    assert st.tracks["loop"] == {"P1": None, "P2": None, "runner": 0}
+    links.apply(st, "run_loop")
+    assert st.tracks["loop"]["runner"] == 2 and st.counters["score"] == [0, 0]
+    links.apply(st, "run_loop")            # P2 moves it on to 4, whose gain is 3
+    assert st.tracks["loop"]["runner"] == 4 and st.counters["score"] == [0, 3]
+
+
+def test_routine_runs_without_an_action_event_and_perform_is_not_a_bonus(links):
+    sink = ListSink()
+    st = links.new_game(2, 2, sink=sink)
+    links.apply(st, "lay_pipe", sink)
+    links.apply(st, links.legal(st)[0], sink)
+    links.apply(st, links.legal(st)[0], sink)
+    actions = [e["data"] for e in sink.events if e["event"] == "action"]
+    assert actions == [{"name": "lay", "bonus": False}]
+    assert st.counters["score"][0] == 1          # the routine ran
+
+
+def test_edges_decide_where_a_pipe_fits(links):
+    st = links.new_game(2, 3)
+    links.apply(st, "lay_pipe")
+    # A straight east-west pipe links to the hub only on its east or west side.
+    links.apply(st, "Straight EW")
+    assert links.legal(st) == ["(3,4)", "(5,4)"]
+    links.apply(st, "(5,4)")
+    links.apply(st, "lay_pipe")                 # P2's turn
+    links.apply(st, "Straight NS")
+    assert links.legal(st) == ["(4,3)", "(4,5)"]
+
+
+def test_a_blank_tile_fits_nowhere_and_is_not_offered(links):
+    st = links.new_game(2, 3)
+    blank = st.grids["shelf"][0]
+    links.move(blank, "supply")                 # a tile with no opening joins the supply
+    assert links.names[st.card_def[blank]] == "Blank" and blank in st.zones["supply"]
+    links.apply(st, "lay_pipe")
+    assert links.legal(st) == ["Corner NE", "Straight EW", "Straight NS"]
+
+
+def test_win_ends_the_game_at_once_with_seat_names(links):
+    st = links.new_game(2, 4)
+    st.counters["score"] = [6, 0]
+    links.apply(st, "run_loop")
+    assert st.result["winners"] == ["P1"] and st.result["reason"] == "six points"
+    assert st.result["seats"] == {"P1": "North", "P2": "South"}
+    assert st.pending is None and st.stack == []
+
+
+def test_list_built_ins(links, tmp_path):
+    from interpreter.scenario import Runner
+    st = links.new_game(2, 5)
+    runner = Runner.__new__(Runner)
+    runner.engine, runner.path = links, tmp_path / "x"
+    ev = lambda text: runner.evaluate(text, st)  # noqa: E731
+    assert ev('min_by(supply, it.value).name') == "Corner NE"
+    assert ev('max_by(supply, it.value).name') == "Straight NS"
+    assert ev('index_of(supply, min_by(supply, it.value))') == 6
+    assert ev('names(slice(supply, 0, 2))') == ["Straight EW", "Straight EW"]
+    assert ev('field(first(supply), "value")') == 2
+    assert ev('cell_of(shelf, card_at(shelf, cell(shelf, 2, 1))) == cell(shelf, 2, 1)') is True
+    assert ev('names(shelf)') == ["Blank", "Blank", "Blank"]
+    assert ev('space_at(loop, 4).gain') == 3
+    assert ev('has_block(player(1).board, 1, 1) and not has_block(player(1).board, 2, 1)') is True
+    assert ev('count(filled_cells(player(1).board))') == 1
