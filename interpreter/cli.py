@@ -36,9 +36,10 @@ def _load(args) -> Engine:
 def cmd_check(args) -> int:
     engine = _load(args)
     m = engine.model
+    routines = sum(1 for a in m.actions.values() if a.routine)
     print(f"{args.ruleset}: ok: {m.game.name}, {m.game.min_players}-{m.game.max_players} players, "
-          f"{len(engine.cards.defs)} card definitions, {len(m.actions)} actions, "
-          f"{len(m.round.phases)} phases")
+          f"{len(engine.cards.defs)} card definitions, {len(m.actions) - routines} actions, "
+          f"{routines} routines, {len(m.round.phases)} phases")
     return EXIT_OK
 
 
