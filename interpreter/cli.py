@@ -72,6 +72,30 @@ def cmd_run(args) -> int:
     return EXIT_OK
 
 
+def cmd_explain(args) -> int:
+    from rulesdsl import unparse
+    from rulesdsl.checker import check
+    from rulesdsl.layers import load_ruleset
+    program = load_ruleset(args.ruleset)
+    check(program)
+    print("# layers, lowest first")
+    for i, layer in enumerate(program.layers, 1):
+        below = f"  (extends {layer.extends})" if layer.extends else ""
+        print(f"# {i}. {layer.path}{below}")
+        if layer.extends is None:
+            print(f"#      {len(layer.changes)} declarations")
+            continue
+        for c in layer.changes:
+            name = f" {c.name}" if c.name else ""
+            detail = f": {c.detail}" if c.detail else ""
+            print(f"#      {c.action} {c.what}{name}{detail}  ({c.span.path}:{c.span.line})")
+    print("#")
+    print("# the effective ruleset")
+    print()
+    print(unparse.program(program.items), end="")
+    return EXIT_OK
+
+
 def cmd_test(args) -> int:
     engine = _load(args)
     failed = 0
@@ -118,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="print only the result")
     r.add_argument("--full-state", action="store_true", help="print the whole state at each round")
     r.set_defaults(func=cmd_run)
+    x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
+    x.add_argument("ruleset", help="a .lf rules file")
+    x.set_defaults(func=cmd_explain)
     t = sub.add_parser("test", help="run scenario files")
     common(t)
     t.add_argument("scenarios", nargs="+")

@@ -811,6 +811,9 @@ class Compiler:
         for s in stmts:
             getattr(self, "s_" + type(s).__name__)(proc, s)
 
+    def s_Step(self, proc, s):
+        self.body(proc, s.body)
+
     def s_Let(self, proc, s):
         f = self.expr(s.value)
         name = s.name

@@ -16,10 +16,10 @@ from pathlib import Path
 import attrs
 
 from rulesdsl import ast as A
-from rulesdsl.cards import CardDB, cross_check, load_cards
+from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
+from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import Model, check
 from rulesdsl.errors import Diagnostic, LanguageError, make
-from rulesdsl.parser import parse_file
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
@@ -108,15 +108,18 @@ class Engine:
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
     def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None) -> "Engine":
-        """Parse, check, load cards and compile; each step raises its own LanguageError subclass."""
-        model = check(parse_file(ruleset))
-        if cards is None:
-            if model.game.cards is None:
-                raise LanguageError([make(str(ruleset), model.program.source, model.game.span.line,
-                                          model.game.span.col, "no card database",
+        """Parse (with layers), check, load cards and compile; each step raises its own error."""
+        model = check(load_ruleset(ruleset))
+        if cards is not None:
+            paths = [cards]
+        else:
+            paths = list(model.game.cards)
+            if not paths:
+                g = model.game.span
+                raise LanguageError([make(g.path or str(ruleset), model.program.source_of(g.path), g.line, g.col,
+                                          "no card database",
                                           "add `cards \"file.toml\"` to the game block or pass --cards")])
-            cards = Path(ruleset).parent / model.game.cards
-        db = load_cards(cards, model.kinds)
+        db = merge_cards([load_cards(p, model.kinds) for p in paths])
         cross_check(model, db)
         return cls(model, db, params)
 
@@ -359,7 +362,8 @@ class Engine:
     def runtime_error(self, span, message, hint=None) -> GameError:
         span = span or A.Span(0, 0)
         prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
-        return GameError(make(self.path, self.model.program.source, span.line, span.col, prefix + message, hint))
+        path = span.path or self.path
+        return GameError(make(path, self.model.program.source_of(path), span.line, span.col, prefix + message, hint))
 
     def advance_flow(self, st: GameState) -> bool:
         """Start the next body of the game's flow; False when the game is over."""

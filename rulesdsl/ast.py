@@ -12,12 +12,13 @@ import attrs
 
 @attrs.frozen
 class Span:
-    """A region of a source file, 1-based lines and columns."""
+    """A region of a source file, 1-based lines and columns, and the file it is in."""
 
     line: int
     col: int
     end_line: int = 0
     end_col: int = 0
+    path: str = ""
 
 
 node = attrs.frozen(eq=False)
@@ -131,7 +132,7 @@ class Game:
     min_players: int
     max_players: int
     default_players: int
-    cards: str | None
+    cards: tuple  # card database paths, resolved against the declaring file's folder
     round_limit: int
     step_budget: int
     span: Span
@@ -350,7 +351,53 @@ class VictoryDecl:
     span: Span
 
 
+# ---- layering ------------------------------------------------------------------------------
+@node
+class Extends:
+    """`extends "base.lf"`: this ruleset starts from another."""
+
+    path: str
+    span: Span
+
+
+@node
+class Replace:
+    """`replace <declaration>`: the declaration of the same name in a lower layer is replaced."""
+
+    decl: Any
+    span: Span
+
+
+@node
+class Amendment:
+    """One change to a body: before/after/replace/remove a named step, or add first/last."""
+
+    op: str
+    step: str | None
+    body: tuple
+    span: Span
+
+
+@node
+class Amend:
+    """`amend phase|setup|kind|track|game|round NAME { ... }`: a declaration changed in place."""
+
+    what: str
+    name: str | None
+    items: tuple
+    span: Span
+
+
 # ---- statements ----------------------------------------------------------------------------
+@node
+class Step:
+    """`step name { ... }`: a named part of a body that a layer above can change."""
+
+    name: str
+    body: tuple
+    span: Span
+
+
 @node
 class Let:
     """`let name = expr`."""
@@ -586,8 +633,16 @@ class Log:
 
 @node
 class Program:
-    """A whole rules file."""
+    """A whole rules file, or the result of layering several (`sources` has every file's text)."""
 
     path: str
     source: str
     items: tuple
+    sources: dict = attrs.field(factory=dict)
+    layers: tuple = ()  # of Layer, base first, when the ruleset extends another
+
+    def source_of(self, path: str) -> str | None:
+        """The text of one of the files this program was built from."""
+        if not path or path == self.path:
+            return self.source
+        return self.sources.get(path)

@@ -199,8 +199,31 @@ def cross_check(model, db: CardDB):
     unused = []
     for name, act in model.actions.items():
         if name not in named:
-            unused.append(make(model.program.path, model.program.source, act.span.line, act.span.col,
+            where = act.span.path or model.program.path
+            unused.append(make(where, model.program.source_of(where), act.span.line, act.span.col,
                                f"action `{name}` can never be performed: no `actions`, `do`, rules data "
                                "or card names it"))
     if unused:
         raise CheckError(unused)
+
+
+def merge_cards(dbs) -> CardDB:
+    """Several card databases as one (a ruleset and the layers it extends each bring theirs)."""
+    if len(dbs) == 1:
+        return dbs[0]
+    defs, by_kind, seen, errors = [], {}, {}, []
+    for db in dbs:
+        for d in db.defs:
+            key = (d.kind, d.name)
+            if key in seen:
+                errors.append(Diagnostic(db.path, 0, 0, f"{d.kind} card {d.name!r} is already in {seen[key]}"))
+                continue
+            seen[key] = db.path
+            nd = CardDef(d.kind, d.name, d.fields, len(defs))
+            defs.append(nd)
+            by_kind.setdefault(d.kind, []).append(nd)
+    if errors:
+        raise CardError(errors)
+    kinds = {k for db in dbs for k in db.by_kind}
+    return CardDB(" + ".join(db.path for db in dbs), tuple(defs),
+                  {k: tuple(by_kind.get(k, ())) for k in sorted(kinds)})

@@ -167,7 +167,8 @@ class Checker:
     # -- reporting
     def err(self, node_or_span, message, hint=None):
         span = node_or_span if isinstance(node_or_span, A.Span) else node_or_span.span
-        self.errors.append(make(self.p.path, self.p.source, span.line, span.col, message, hint))
+        path = span.path or self.p.path
+        self.errors.append(make(path, self.p.source_of(path), span.line, span.col, message, hint))
 
     # -- entry point
     def run(self) -> Model:
@@ -187,6 +188,10 @@ class Checker:
                   A.PieceDecl: self.pieces,
                   A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions}
         for item in self.p.items:
+            if isinstance(item, (A.Extends, A.Replace, A.Amend)):
+                self.err(item, "layering (`extends`, `replace`, `amend`) is resolved when the file is loaded "
+                               "with its layers", "load it with rulesdsl.layers.load_ruleset")
+                continue
             if type(item) in singletons:
                 attr = singletons[type(item)]
                 if getattr(self, attr) is not None:
@@ -276,6 +281,9 @@ class Checker:
             self.block(act.body, scope)
         if self.setup is not None:
             self.block(self.setup.body, _Scope(top))
+            self.unique_steps(self.setup.body, "setup")
+        for act in self.actions.values():
+            self.unique_steps(act.body, f"action `{act.name}`")
         if self.round is not None:
             seen = set()
             for ph in self.round.phases:
@@ -288,6 +296,7 @@ class Checker:
                 if ph.start is not None:
                     self.expect(ph.start, scope, (PLAYER,), "the first player of a phase")
                 self.block(ph.body, scope)
+                self.unique_steps(ph.body, f"phase `{ph.name}`")
         for trig in self.triggers:
             self.check_trigger(trig, top)
         if self.victory is not None:
@@ -423,6 +432,14 @@ class Checker:
                     self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
                              f"write `{prm.name} = 0` (or another value of the right type)")
         return scope
+
+    def unique_steps(self, body, where):
+        """Step names must be unique in a body, so that a layer can name the one it changes."""
+        seen = set()
+        for name, node in _step_nodes(body):
+            if name in seen:
+                self.err(node, f"{where} has two steps named `{name}`", "a layer could not tell which one it changes")
+            seen.add(name)
 
     def check_trigger(self, trig, top):
         scope = _Scope(top)
@@ -603,6 +620,9 @@ class Checker:
         self.expect(s.cost, inner, (INT,), "a cost")
         self.expect(s.budget, scope, (INT,), "a budget")
         self._loop(s.body, inner)
+
+    def s_Step(self, s, scope):
+        self.block(s.body, scope)
 
     def s_Win(self, s, scope):
         self.expect(s.player, scope, (PLAYER,), "the winner")
@@ -1186,6 +1206,15 @@ def _compatible(t, want) -> bool:
     if want == ACTION and t == NONE:
         return True
     return False
+
+
+def _step_nodes(body):
+    from .layers import _sub_bodies
+    for s in body:
+        if isinstance(s, A.Step):
+            yield s.name, s
+        for sub in _sub_bodies(s):
+            yield from _step_nodes(sub)
 
 
 def _is_literal(e) -> bool:

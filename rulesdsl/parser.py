@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
@@ -25,18 +26,19 @@ def _parser() -> Lark:
                 maybe_placeholders=True, start=["start", "expr"])
 
 
-def _span(meta) -> A.Span:
-    if getattr(meta, "empty", True):
-        return A.Span(0, 0)
-    return A.Span(meta.line, meta.column, meta.end_line, meta.end_column)
-
-
-def _tspan(tok: Token) -> A.Span:
-    return A.Span(tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column)
 
 
 class _ToAst(Transformer):
     """One method per grammar rule; each returns an AST node or a plain Python value."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def span(self, meta) -> A.Span:
+        if getattr(meta, "empty", True):
+            return A.Span(0, 0, 0, 0, self.path)
+        return A.Span(meta.line, meta.column, meta.end_line, meta.end_column, self.path)
 
     # -- terminals
     def INT(self, t):
@@ -49,54 +51,54 @@ class _ToAst(Transformer):
     # -- expressions
     @v_args(meta=True)
     def int_lit(self, meta, c):
-        return A.Lit(int(c[0]), _span(meta))
+        return A.Lit(int(c[0]), self.span(meta))
 
     @v_args(meta=True)
     def str_lit(self, meta, c):
-        return A.Lit(str(c[0]), _span(meta))
+        return A.Lit(str(c[0]), self.span(meta))
 
     @v_args(meta=True)
     def true_lit(self, meta, c):
-        return A.Lit(True, _span(meta))
+        return A.Lit(True, self.span(meta))
 
     @v_args(meta=True)
     def false_lit(self, meta, c):
-        return A.Lit(False, _span(meta))
+        return A.Lit(False, self.span(meta))
 
     @v_args(meta=True)
     def none_lit(self, meta, c):
-        return A.Lit(None, _span(meta))
+        return A.Lit(None, self.span(meta))
 
     @v_args(meta=True)
     def name(self, meta, c):
-        return A.Name(str(c[0]), _span(meta))
+        return A.Name(str(c[0]), self.span(meta))
 
     def args(self, c):
         return tuple(c)
 
     @v_args(meta=True)
     def list_lit(self, meta, c):
-        return A.ListLit(c[0] or (), _span(meta))
+        return A.ListLit(c[0] or (), self.span(meta))
 
     @v_args(meta=True)
     def attr(self, meta, c):
-        return A.Attr(c[0], str(c[1]), _span(meta))
+        return A.Attr(c[0], str(c[1]), self.span(meta))
 
     @v_args(meta=True)
     def index(self, meta, c):
-        return A.Index(c[0], c[1], _span(meta))
+        return A.Index(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def call(self, meta, c):
-        return A.Call(c[0], c[1] or (), _span(meta))
+        return A.Call(c[0], c[1] or (), self.span(meta))
 
     @v_args(meta=True)
     def neg(self, meta, c):
-        return A.Unary("-", c[0], _span(meta))
+        return A.Unary("-", c[0], self.span(meta))
 
     @v_args(meta=True)
     def not_op(self, meta, c):
-        return A.Unary("not", c[0], _span(meta))
+        return A.Unary("not", c[0], self.span(meta))
 
     def cmp_op(self, c):
         return str(c[0])
@@ -105,50 +107,52 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def binop(self, meta, c):
-        return A.Binary(c[1], c[0], c[2], _span(meta))
+        return A.Binary(c[1], c[0], c[2], self.span(meta))
 
     @v_args(meta=True)
     def compare(self, meta, c):
-        return A.Binary(c[1], c[0], c[2], _span(meta))
+        return A.Binary(c[1], c[0], c[2], self.span(meta))
 
     @v_args(meta=True)
     def member(self, meta, c):
-        return A.Binary("in", c[0], c[1], _span(meta))
+        return A.Binary("in", c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def and_op(self, meta, c):
-        return A.Binary("and", c[0], c[1], _span(meta))
+        return A.Binary("and", c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def or_op(self, meta, c):
-        return A.Binary("or", c[0], c[1], _span(meta))
+        return A.Binary("or", c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def range(self, meta, c):
-        return A.Range(c[0], c[1], _span(meta))
+        return A.Range(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def filter(self, meta, c):
-        return A.Filter(c[0], c[1], _span(meta))
+        return A.Filter(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def cond(self, meta, c):
-        return A.Cond(c[0], c[1], c[2], _span(meta))
+        return A.Cond(c[0], c[1], c[2], self.span(meta))
 
     # -- declarations
     @v_args(meta=True)
     def game_decl(self, meta, c):
         opts = dict(c[1:])
         lo, hi, default = opts.get("players", (1, 1, None))
-        return A.Game(str(c[0]), lo, hi, default if default is not None else lo, opts.get("cards"),
-                      opts.get("round_limit", 100), opts.get("step_budget", 100_000), _span(meta),
+        cards = tuple(v for k, v in c[1:] if k == "cards")
+        return A.Game(str(c[0]), lo, hi, default if default is not None else lo, cards,
+                      opts.get("round_limit", 100), opts.get("step_budget", 100_000), self.span(meta),
                       opts.get("seats", ()))
 
     def opt_players(self, c):
         return ("players", (int(c[0]), int(c[1]), None if c[2] is None else int(c[2])))
 
     def opt_cards(self, c):
-        return ("cards", str(c[0]))
+        # Resolved against the folder of the file that names it, so layers can live anywhere.
+        return ("cards", os.path.normpath(os.path.join(os.path.dirname(self.path), str(c[0]))))
 
     def opt_round_limit(self, c):
         return ("round_limit", int(c[0]))
@@ -161,35 +165,35 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def param_decl(self, meta, c):
-        return A.ParamDecl(str(c[0]), c[1], _span(meta))
+        return A.ParamDecl(str(c[0]), c[1], self.span(meta))
 
     @v_args(meta=True)
     def kind_decl(self, meta, c):
-        return A.KindDecl(str(c[0]), tuple(c[1:]), _span(meta))
+        return A.KindDecl(str(c[0]), tuple(c[1:]), self.span(meta))
 
     @v_args(meta=True)
     def field_decl(self, meta, c):
-        return A.FieldDecl(str(c[0]), c[1], c[2], _span(meta))
+        return A.FieldDecl(str(c[0]), c[1], c[2], self.span(meta))
 
     @v_args(meta=True)
     def type_int(self, meta, c):
-        return A.TypeRef("int", (), _span(meta))
+        return A.TypeRef("int", (), self.span(meta))
 
     @v_args(meta=True)
     def type_bool(self, meta, c):
-        return A.TypeRef("bool", (), _span(meta))
+        return A.TypeRef("bool", (), self.span(meta))
 
     @v_args(meta=True)
     def type_text(self, meta, c):
-        return A.TypeRef("text", (), _span(meta))
+        return A.TypeRef("text", (), self.span(meta))
 
     @v_args(meta=True)
     def type_action(self, meta, c):
-        return A.TypeRef("action", (), _span(meta))
+        return A.TypeRef("action", (), self.span(meta))
 
     @v_args(meta=True)
     def type_enum(self, meta, c):
-        return A.TypeRef("enum", tuple(str(x) for x in c), _span(meta))
+        return A.TypeRef("enum", tuple(str(x) for x in c), self.span(meta))
 
     def shape_pile(self, c):
         return "pile"
@@ -213,7 +217,7 @@ class _ToAst(Transformer):
     def zone_decl(self, meta, c):
         opts = dict(c[3:])
         return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("hidden", False),
-                          opts.get("per_player", False), opts.get("limit"), _span(meta))
+                          opts.get("per_player", False), opts.get("limit"), self.span(meta))
 
     def counter_map(self, c):
         return True
@@ -231,19 +235,19 @@ class _ToAst(Transformer):
     def counter_decl(self, meta, c):
         opts = dict(c[3:])
         return A.CounterDecl(str(c[0]), bool(c[1]), c[2], opts.get("per_player", False),
-                             opts.get("low"), opts.get("high"), _span(meta))
+                             opts.get("low"), opts.get("high"), self.span(meta))
 
     @v_args(meta=True)
     def marker_decl(self, meta, c):
-        return A.MarkerDecl(str(c[0]), _span(meta))
+        return A.MarkerDecl(str(c[0]), self.span(meta))
 
     @v_args(meta=True)
     def piece_decl(self, meta, c):
-        return A.PieceDecl(str(c[0]), str(c[1]), _span(meta))
+        return A.PieceDecl(str(c[0]), str(c[1]), self.span(meta))
 
     @v_args(meta=True)
     def data_assign(self, meta, c):
-        return A.DataAssign(str(c[0]), c[1], _span(meta))
+        return A.DataAssign(str(c[0]), c[1], self.span(meta))
 
     def assigns(self, c):
         return tuple(c)
@@ -255,7 +259,7 @@ class _ToAst(Transformer):
     def track_decl(self, meta, c):
         fields = tuple(x for x in c[2:] if isinstance(x, A.FieldDecl))
         spaces = tuple((x[1], x[2]) for x in c[2:] if isinstance(x, tuple))
-        return A.TrackDecl(str(c[0]), int(c[1]), fields, spaces, _span(meta))
+        return A.TrackDecl(str(c[0]), int(c[1]), fields, spaces, self.span(meta))
 
     def cell_lit(self, c):
         return (int(c[0]), int(c[1]))
@@ -292,41 +296,41 @@ class _ToAst(Transformer):
             elif item[0] in parts:
                 parts[item[0]].append(item[1])
             else:
-                raise _GrammarMisuse(A.Lit(None, _span(meta)), "only `per player` is allowed on a grid")
+                raise _GrammarMisuse(A.Lit(None, self.span(meta)), "only `per player` is allowed on a grid")
         holes = tuple(cell for group in parts["hole"] for cell in group)
         if len(parts["edges"]) > 1:
-            raise _GrammarMisuse(A.Lit(None, _span(meta)), "a grid has one `edges` line")
+            raise _GrammarMisuse(A.Lit(None, self.span(meta)), "a grid has one `edges` line")
         edges = parts["edges"][0] if parts["edges"] else ()
         return A.GridDecl(name, w, h, kind, per_player, tuple(parts["cell_field"]),
                           tuple(parts["line_field"]), holes, tuple(parts["at"]),
-                          tuple(parts["column"]), tuple(parts["row"]), _span(meta), edges)
+                          tuple(parts["column"]), tuple(parts["row"]), self.span(meta), edges)
 
     def params(self, c):
         return tuple(c)
 
     @v_args(meta=True)
     def param(self, meta, c):
-        return A.Param(str(c[0]), c[1], _span(meta))
+        return A.Param(str(c[0]), c[1], self.span(meta))
 
     @v_args(meta=True)
     def func_decl(self, meta, c):
-        return A.FuncDecl(str(c[0]), c[1] or (), c[2], _span(meta))
+        return A.FuncDecl(str(c[0]), c[1] or (), c[2], self.span(meta))
 
     @v_args(meta=True)
     def action_decl(self, meta, c):
-        return A.ActionDecl(str(c[0]), c[1] or (), c[2], c[3], _span(meta))
+        return A.ActionDecl(str(c[0]), c[1] or (), c[2], c[3], self.span(meta))
 
     @v_args(meta=True)
     def routine_decl(self, meta, c):
-        return A.ActionDecl(str(c[0]), c[1] or (), None, c[2], _span(meta), True)
+        return A.ActionDecl(str(c[0]), c[1] or (), None, c[2], self.span(meta), True)
 
     @v_args(meta=True)
     def setup_decl(self, meta, c):
-        return A.SetupDecl(c[0], _span(meta))
+        return A.SetupDecl(c[0], self.span(meta))
 
     @v_args(meta=True)
     def round_decl(self, meta, c):
-        return A.RoundDecl(tuple(c), _span(meta))
+        return A.RoundDecl(tuple(c), self.span(meta))
 
     def mode_once(self, c):
         return ("once", None, None)
@@ -340,7 +344,7 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def phase_decl(self, meta, c):
         mode, var, start = c[1]
-        return A.PhaseDecl(str(c[0]), mode, var, start, c[2], _span(meta))
+        return A.PhaseDecl(str(c[0]), mode, var, start, c[2], self.span(meta))
 
     def ev_enter(self, c):
         return "enter"
@@ -353,27 +357,99 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def trigger_decl(self, meta, c):
-        return A.TriggerDecl(c[0], str(c[1]), tuple(str(x) for x in c[2:-1]), c[-1], _span(meta))
+        return A.TriggerDecl(c[0], str(c[1]), tuple(str(x) for x in c[2:-1]), c[-1], self.span(meta))
 
     @v_args(meta=True)
     def reach_decl(self, meta, c):
-        return A.TriggerDecl("reach", "", (str(c[0]),), c[2], _span(meta), c[1])
+        return A.TriggerDecl("reach", "", (str(c[0]),), c[2], self.span(meta), c[1])
 
     @v_args(meta=True)
     def score_decl(self, meta, c):
-        return A.ScoreDecl(str(c[0]), c[1], _span(meta))
+        return A.ScoreDecl(str(c[0]), c[1], self.span(meta))
 
     @v_args(meta=True)
     def victory_decl(self, meta, c):
-        return A.VictoryDecl(str(c[0]), str(c[1]), tuple(c[2:-2]), c[-2], c[-1], _span(meta))
+        return A.VictoryDecl(str(c[0]), str(c[1]), tuple(c[2:-2]), c[-2], c[-1], self.span(meta))
+
+    # -- layering
+    @v_args(meta=True)
+    def extends_decl(self, meta, c):
+        return A.Extends(str(c[0]), self.span(meta))
+
+    @v_args(meta=True)
+    def replace_decl(self, meta, c):
+        return A.Replace(c[0], self.span(meta))
+
+    def _amend(self, what, name, items, meta):
+        return A.Amend(what, name, tuple(items), self.span(meta))
+
+    @v_args(meta=True)
+    def amend_phase(self, meta, c):
+        return self._amend("phase", str(c[0]), c[1:], meta)
+
+    @v_args(meta=True)
+    def amend_setup(self, meta, c):
+        return self._amend("setup", None, c, meta)
+
+    @v_args(meta=True)
+    def amend_kind(self, meta, c):
+        return self._amend("kind", str(c[0]), c[1:], meta)
+
+    @v_args(meta=True)
+    def amend_track(self, meta, c):
+        return self._amend("track", str(c[0]), [("space", x[1], x[2]) for x in c[1:]], meta)
+
+    @v_args(meta=True)
+    def amend_game(self, meta, c):
+        return self._amend("game", None, c, meta)
+
+    @v_args(meta=True)
+    def amend_round(self, meta, c):
+        return self._amend("round", None, c, meta)
+
+    @v_args(meta=True)
+    def am_before(self, meta, c):
+        return A.Amendment("before", str(c[0]), c[1], self.span(meta))
+
+    @v_args(meta=True)
+    def am_after(self, meta, c):
+        return A.Amendment("after", str(c[0]), c[1], self.span(meta))
+
+    @v_args(meta=True)
+    def am_replace(self, meta, c):
+        return A.Amendment("replace", str(c[0]), c[1], self.span(meta))
+
+    @v_args(meta=True)
+    def am_remove(self, meta, c):
+        return A.Amendment("remove", str(c[0]), (), self.span(meta))
+
+    @v_args(meta=True)
+    def am_first(self, meta, c):
+        return A.Amendment("first", None, c[0], self.span(meta))
+
+    @v_args(meta=True)
+    def am_last(self, meta, c):
+        return A.Amendment("last", None, c[0], self.span(meta))
+
+    @v_args(meta=True)
+    def ra_before(self, meta, c):
+        return A.Amendment("before", str(c[0]), (c[1],), self.span(meta))
+
+    @v_args(meta=True)
+    def ra_after(self, meta, c):
+        return A.Amendment("after", str(c[0]), (c[1],), self.span(meta))
 
     # -- statements
+    @v_args(meta=True)
+    def step_stmt(self, meta, c):
+        return A.Step(str(c[0]), c[1], self.span(meta))
+
     def block(self, c):
         return tuple(c)
 
     @v_args(meta=True)
     def let_stmt(self, meta, c):
-        return A.Let(str(c[0]), c[1], _span(meta))
+        return A.Let(str(c[0]), c[1], self.span(meta))
 
     def op_set(self, c):
         return "="
@@ -386,7 +462,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def set_stmt(self, meta, c):
-        return A.Set(c[0], c[1], c[2], _span(meta))
+        return A.Set(c[0], c[1], c[2], self.span(meta))
 
     def dir_top(self, c):
         return False
@@ -396,19 +472,19 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def move_stmt(self, meta, c):
-        return A.Move(c[0], c[2], c[1], _span(meta))
+        return A.Move(c[0], c[2], c[1], self.span(meta))
 
     @v_args(meta=True)
     def draw_stmt(self, meta, c):
-        return A.Draw(str(c[0]), c[1], c[2], c[3], _span(meta))
+        return A.Draw(str(c[0]), c[1], c[2], c[3], self.span(meta))
 
     @v_args(meta=True)
     def shuffle_stmt(self, meta, c):
-        return A.Shuffle(c[0], _span(meta))
+        return A.Shuffle(c[0], self.span(meta))
 
     @v_args(meta=True)
     def create_stmt(self, meta, c):
-        return A.Create(c[0], c[1], c[2], _span(meta))
+        return A.Create(c[0], c[1], c[2], self.span(meta))
 
     def elif_part(self, c):
         return (c[0], c[1])
@@ -425,89 +501,89 @@ class _ToAst(Transformer):
                 other = part[1]
             else:
                 branches.append(part)
-        return A.If(tuple(branches), other, _span(meta))
+        return A.If(tuple(branches), other, self.span(meta))
 
     @v_args(meta=True)
     def for_stmt(self, meta, c):
-        return A.For(str(c[0]), c[1], c[2], _span(meta))
+        return A.For(str(c[0]), c[1], c[2], self.span(meta))
 
     @v_args(meta=True)
     def repeat_stmt(self, meta, c):
-        return A.Repeat(c[0], c[1], _span(meta))
+        return A.Repeat(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def while_stmt(self, meta, c):
-        return A.While(c[0], c[1], _span(meta))
+        return A.While(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def break_stmt(self, meta, c):
-        return A.Break(_span(meta))
+        return A.Break(self.span(meta))
 
     @v_args(meta=True)
     def return_stmt(self, meta, c):
-        return A.Return(_span(meta))
+        return A.Return(self.span(meta))
 
     def by_part(self, c):
         return c[0]
 
     @v_args(meta=True)
     def option(self, meta, c):
-        return A.Option(str(c[0]), c[1], c[2], _span(meta))
+        return A.Option(str(c[0]), c[1], c[2], self.span(meta))
 
     @v_args(meta=True)
     def choose_options(self, meta, c):
         prompt = str(c[0]) if c[0] is not None else None
-        return A.ChooseOptions(prompt, c[1], tuple(c[2:]), _span(meta))
+        return A.ChooseOptions(prompt, c[1], tuple(c[2:]), self.span(meta))
 
     @v_args(meta=True)
     def choose_item(self, meta, c):
-        return A.ChooseItem(str(c[0]), c[1], c[2], c[3], _span(meta))
+        return A.ChooseItem(str(c[0]), c[1], c[2], c[3], self.span(meta))
 
     @v_args(meta=True)
     def pick_stmt(self, meta, c):
-        return A.Pick(str(c[0]), c[1], c[2], c[3], c[4], c[5], _span(meta))
+        return A.Pick(str(c[0]), c[1], c[2], c[3], c[4], c[5], self.span(meta))
 
     @v_args(meta=True)
     def do_stmt(self, meta, c):
         if not isinstance(c[0], A.Call):
             raise _GrammarMisuse(c[0], "`do` needs an action call, such as `do plant(p)`")
-        return A.Do(c[0], _span(meta))
+        return A.Do(c[0], self.span(meta))
 
     @v_args(meta=True)
     def perform_stmt(self, meta, c):
         if not isinstance(c[0], A.Call):
             raise _GrammarMisuse(c[0], "`perform` needs an action call, such as `perform plant(p)`")
-        return A.Do(c[0], _span(meta), True)
+        return A.Do(c[0], self.span(meta), True)
 
     @v_args(meta=True)
     def win_stmt(self, meta, c):
-        return A.Win(c[0], str(c[1]), _span(meta))
+        return A.Win(c[0], str(c[1]), self.span(meta))
 
     @v_args(meta=True)
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
-        return A.Actions(c[0], c[1], names, c[-1], _span(meta))
+        return A.Actions(c[0], c[1], names, c[-1], self.span(meta))
 
     @v_args(meta=True)
     def advance_stmt(self, meta, c):
         jump_var = str(c[3]) if c[3] is not None else None
-        return A.Advance(c[0], str(c[1]), c[2], jump_var, c[4] or (), _span(meta))
+        return A.Advance(c[0], str(c[1]), c[2], jump_var, c[4] or (), self.span(meta))
 
     @v_args(meta=True)
     def put_stmt(self, meta, c):
-        return A.Put(c[0], str(c[1]), c[2], _span(meta))
+        return A.Put(c[0], str(c[1]), c[2], self.span(meta))
 
     @v_args(meta=True)
     def place_stmt(self, meta, c):
-        return A.Place(c[0], c[1], c[2], _span(meta))
+        return A.Place(c[0], c[1], c[2], self.span(meta))
 
     @v_args(meta=True)
     def give_stmt(self, meta, c):
-        return A.Give(str(c[0]), c[1], _span(meta))
+        return A.Give(str(c[0]), c[1], self.span(meta))
 
     @v_args(meta=True)
     def log_stmt(self, meta, c):
-        return A.Log(str(c[0]), tuple(c[1:]), _span(meta))
+        return A.Log(str(c[0]), tuple(c[1:]), self.span(meta))
 
     def start(self, c):
         return tuple(c)
@@ -545,7 +621,7 @@ def parse_expression(source: str, path: str = "<expression>"):
 def _parse(source: str, path: str, start: str):
     try:
         tree = _parser().parse(source, start=start)
-        result = _ToAst().transform(tree)
+        result = _ToAst(path).transform(tree)
     except UnexpectedToken as exc:
         tok = exc.token
         what = "end of file" if tok.type == "$END" else f"`{tok}`"

@@ -1,0 +1,120 @@
+"""Layering: a ruleset that extends another; explain; the printer behind it."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.agents import make_agents, play
+from interpreter.cli import main
+from interpreter.engine import Engine
+from interpreter.trace import ListSink, render
+from rulesdsl import unparse
+from rulesdsl.errors import CheckError
+from rulesdsl.layers import load_ruleset
+
+from .conftest import ROOT
+
+LAYERS = ROOT / "tests" / "rulesets" / "layers"
+
+
+def trace(engine, players, seed):
+    sink = ListSink()
+    st = engine.new_game(players, seed, sink=sink)
+    play(engine, st, make_agents("random", players, seed), sink)
+    return [line for ev in sink.events for line in render(ev)]
+
+
+def test_a_child_states_only_its_changes():
+    program = load_ruleset(LAYERS / "child.lf")
+    names = [getattr(i, "name", type(i).__name__) for i in program.items]
+    assert names.count("goal") == 1 and "double" in names
+    kind = next(i for i in program.items if getattr(i, "name", None) == "Token")
+    assert [f.name for f in kind.fields] == ["value", "bonus"]
+    rnd = next(i for i in program.items if type(i).__name__ == "RoundDecl")
+    assert [ph.name for ph in rnd.phases] == ["play", "tidy"]
+    layer = program.layers[-1]
+    assert [(c.action, c.what, c.name) for c in layer.changes] == [
+        ("replace", "param", "goal"), ("amend", "kind", "Token"), ("add", "action", "double"),
+        ("amend", "phase", "play"), ("amend", "phase", "play"), ("amend", "setup", None),
+        ("amend", "round", None)]
+
+
+def test_the_child_plays_with_its_changes():
+    engine = Engine.load(LAYERS / "child.lf")
+    assert engine.params["goal"] == 4
+    st = engine.new_game(2, 1)
+    assert engine.legal(st) == ["gain", "double"]
+    lines = trace(engine, 2, 1)
+    assert any("acted P1" in line for line in lines)
+    assert any(line.startswith("-- phase tidy") for line in lines)
+    assert any("shuffle bag" in line for line in lines)
+
+
+def test_layer_errors_are_positioned_in_the_layer_that_made_them():
+    with pytest.raises(CheckError) as info:
+        load_ruleset(LAYERS / "bad_child.lf")
+    got = [(d.line, d.message) for d in info.value.diagnostics]
+    assert got == [
+        (2, "`replace action gian`: no lower layer declares it"),
+        (3, "`amend phase ply`: no lower layer has this phase"),
+        (4, "phase `play` has no step `actt`"),
+        (5, "zone `bag` is already declared in tests/rulesets/layers/parent.lf:9".replace(
+            "tests/rulesets/layers/parent.lf", str(LAYERS / "parent.lf"))),
+        (6, "counter `points` is already declared in tests/rulesets/layers/parent.lf:10".replace(
+            "tests/rulesets/layers/parent.lf", str(LAYERS / "parent.lf"))),
+    ]
+    hints = [d.hint for d in info.value.diagnostics]
+    assert hints[:3] == ["did you mean `gain`?", "did you mean `play`?", "did you mean `act`?"]
+
+
+def test_extends_cycle_and_missing_file(tmp_path):
+    (tmp_path / "a.lf").write_text('extends "b.lf"\n')
+    (tmp_path / "b.lf").write_text('extends "a.lf"\n')
+    with pytest.raises(CheckError) as info:
+        load_ruleset(tmp_path / "a.lf")
+    assert "cycle" in info.value.diagnostics[0].message
+    (tmp_path / "c.lf").write_text('extends "nowhere.lf"\n')
+    with pytest.raises(CheckError) as info:
+        load_ruleset(tmp_path / "c.lf")
+    assert "no ruleset `nowhere.lf`" in info.value.diagnostics[0].message
+
+
+def test_replace_without_extends(tmp_path):
+    (tmp_path / "x.lf").write_text('game "X" { players 2..2 }\nreplace param goal = 3\n')
+    with pytest.raises(CheckError) as info:
+        load_ruleset(tmp_path / "x.lf")
+    assert "extends none" in info.value.diagnostics[0].message
+
+
+def test_ambiguous_step(tmp_path):
+    (tmp_path / "p.lf").write_text('''game "P" { players 2..2 }
+counter n = 0
+round {
+    phase play each p {
+        if n > 0 { step inner { set n += 1 } } else { step inner { set n += 2 } }
+    }
+}
+''')
+    (tmp_path / "c.lf").write_text('extends "p.lf"\namend phase play { after inner { } }\n')
+    with pytest.raises(CheckError) as info:
+        load_ruleset(tmp_path / "c.lf")
+    assert "2 steps named `inner`" in info.value.diagnostics[0].message
+
+
+def test_explain_lists_changes_and_prints_the_effective_ruleset(capsys):
+    assert main(["explain", str(LAYERS / "child.lf")]) == 0
+    out = capsys.readouterr().out
+    assert "replace param goal" in out and "amend phase play: replace step `act`" in out
+    assert "param goal = 4" in out and "param goal = 5" not in out
+    assert "actions 1 for p from gain, double" in out
+
+
+@pytest.mark.parametrize("ruleset,players,seed", [("base.lf", 3, 4), ("duel.lf", 2, 4)])
+def test_the_printed_ruleset_plays_the_same_game(tmp_path, ruleset, players, seed):
+    program = load_ruleset(ROOT / "rulesets" / ruleset)
+    text = unparse.program(program.items)
+    copy = tmp_path / ruleset
+    copy.write_text(text)
+    cards = ROOT / "cards" / ruleset.replace(".lf", ".toml")
+    original = Engine.load(ROOT / "rulesets" / ruleset)
+    printed = Engine.load(copy, cards=cards)
+    assert trace(printed, players, seed) == trace(original, players, seed)
