@@ -622,7 +622,9 @@ class Checker:
         self._loop(s.body, inner)
 
     def s_Step(self, s, scope):
-        self.block(s.body, scope)
+        # A step only names part of a body: its names stay visible after it.
+        for st in s.body:
+            self.stmt(st, scope)
 
     def s_Win(self, s, scope):
         self.expect(s.player, scope, (PLAYER,), "the winner")
