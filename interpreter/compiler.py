@@ -1050,6 +1050,7 @@ class Compiler:
         cost = self.expr(s.cost)
         budget = self.expr(s.budget)
         var, left, count = s.var, self.tmp("left"), self.tmp("picked")
+        optional = s.optional
         end = [0]
         prompt = f"pick {var}"
 
@@ -1076,7 +1077,7 @@ class Compiler:
                 return None
             labels, values = rt.options_for(affordable, elem)
             values_costs = [costs[v] for v in values]
-            if env[count] > 0:
+            if env[count] > 0 or optional:
                 labels.append("stop")
                 values.append(None)
                 values_costs.append(0)
@@ -1138,11 +1139,15 @@ class Compiler:
                 fr.pc = end[0]
                 return None
             p = player(rt, env)
-            lifted = unless(rt, env) if unless else True
             labels = []
+            saved = env.get("it")
             for n in names:
-                if distinct and not lifted and n in env[used]:
-                    continue
+                if distinct and n in env[used]:
+                    env["it"] = n
+                    lifted = unless(rt, env)
+                    env["it"] = saved
+                    if not lifted:
+                        continue
                 if rt.can_perform(n, [p]):
                     labels.append(n)
             if not labels:

@@ -549,6 +549,7 @@ class Pick:
     by: Any
     body: tuple
     span: Span
+    optional: bool = False  # `pick optional`: stopping is offered before the first item too
 
 
 @node

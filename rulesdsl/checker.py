@@ -668,7 +668,10 @@ class Checker:
         if len(set(s.names)) != len(s.names):
             self.err(s, "an action is listed twice")
         if s.unless is not None:
-            self.expect(s.unless, scope, (BOOL,), "a condition")
+            # `it` is the action being considered, so an unlock can concern one action only.
+            inner = _Scope(scope)
+            inner.vars["it"] = ACTION
+            self.expect(s.unless, inner, (BOOL,), "a condition")
 
     def s_Advance(self, s, scope):
         self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")

@@ -541,7 +541,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def pick_stmt(self, meta, c):
-        return A.Pick(str(c[0]), c[1], c[2], c[3], c[4], c[5], self.span(meta))
+        return A.Pick(str(c[1]), c[2], c[3], c[4], c[5], c[6], self.span(meta), c[0] is not None)
 
     @v_args(meta=True)
     def do_stmt(self, meta, c):

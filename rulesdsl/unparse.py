@@ -116,7 +116,8 @@ def stmt(s, indent: int) -> list[str]:
     if t is A.ChooseItem:
         return _braced(f"choose {s.var} in {expr(s.coll)}{_by(s.by)}", s.body, indent)
     if t is A.Pick:
-        return _braced(f"pick {s.var} in {expr(s.coll)} spend {expr(s.cost)} within {expr(s.budget)}{_by(s.by)}",
+        return _braced(f"pick {'optional ' if s.optional else ''}{s.var} in {expr(s.coll)} spend {expr(s.cost)} "
+                       f"within {expr(s.budget)}{_by(s.by)}",
                        s.body, indent)
     if t is A.Do:
         return [f"{pad}{'perform' if s.main else 'do'} {expr(s.call)}"]
