@@ -378,7 +378,7 @@ class Compiler:
         # Fast path: `it.field OP expression-without-it` on cards (also `field(it, name)`).
         name = (self.it_field(cond.left, elem_t) if isinstance(cond, A.Binary)
                 and cond.op in ("==", "!=", "<=", "<", ">=", ">") else None)
-        if name is not None and not self._mentions_it(cond.right):
+        if name is not None and not self._mentions_it(cond.right) and not self.chancy(cond.right):
             rhs = self.expr(cond.right)
             fn = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, "<": operator.lt,
                   ">=": operator.ge, ">": operator.gt}[cond.op]
@@ -432,6 +432,20 @@ class Compiler:
                 return True
         return False
 
+    def chancy(self, node, seen=None) -> bool:
+        """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
+        such expressions are never reordered, skipped or evaluated a different number of times."""
+        seen = set() if seen is None else seen
+        for n in _walk(node):
+            call = self.m.calls.get(n) if isinstance(n, A.Call) else None
+            if call == ("builtin", "random"):
+                return True
+            if call and call[0] == "func" and call[1] not in seen:
+                seen.add(call[1])
+                if self.chancy(self.m.funcs[call[1]].body, seen):
+                    return True
+        return False
+
     def inlinable(self, fn, args) -> bool:
         """Small definitions are compiled into their callers; a parameter whose argument is not a
         plain name or literal must appear at most once, so nothing is evaluated twice."""
@@ -439,6 +453,8 @@ class Compiler:
             return False
         # An argument reading `it` would see the body's own `where` element instead: not inlined.
         if any(self._mentions_it(a) for a in args):
+            return False
+        if any(self.chancy(a) for a in args) or self.chancy(fn.body):
             return False
         nodes = list(_walk(fn.body))
         if len(nodes) > 60:
@@ -482,7 +498,7 @@ class Compiler:
 
     # built-ins
     def b_count(self, e):
-        if isinstance(e.args[0], A.Filter):
+        if isinstance(e.args[0], A.Filter) and not self.chancy(e.args[0].cond):
             coll, select = self.filter_parts(e.args[0])
             return lambda rt, env: sum(1 for _ in select(rt, env, coll(rt, env)))
         coll = self.as_list(e.args[0])
@@ -524,7 +540,7 @@ class Compiler:
         return self._minmax(e, max)
 
     def b_any(self, e):
-        if isinstance(e.args[0], A.Filter):
+        if isinstance(e.args[0], A.Filter) and not self.chancy(e.args[0].cond):
             coll, select = self.filter_parts(e.args[0])
 
             def any_passes(rt, env):
@@ -766,6 +782,16 @@ class Compiler:
                     best = i
             return xs[best]
         return by
+
+    def b_sort_by(self, e):
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+
+        def sort_by(rt, env):
+            xs = list(coll(rt, env))
+            vs = vals(rt, env, xs)
+            return [x for _, _, x in sorted(zip(vs, range(len(xs)), xs), key=lambda t: (t[0], t[1]))]
+        return sort_by
 
     def b_min_by(self, e):
         return self._by(e, lambda a, b: a < b)
@@ -1117,7 +1143,8 @@ class Compiler:
     def s_Win(self, proc, s):
         who = self.expr(s.player)
         reason = s.reason
-        proc.emit(lambda rt, fr: rt.win(who(rt, fr.env), reason), s.span)
+        lose = s.lose
+        proc.emit(lambda rt, fr: rt.win(who(rt, fr.env), reason, lose), s.span)
 
     def s_Actions(self, proc, s):
         count = self.expr(s.count)
@@ -1171,8 +1198,11 @@ class Compiler:
             fr.env[jumped] = rt.advance(track, piece(rt, env), dist(rt, env), span)
         proc.emit(advance, s.span)
         if s.jump_var:
-            self.loop_over(proc, s.span, lambda rt, env: env[jumped], s.jump_var,
-                           lambda: self.body(proc, s.jump_body))
+            self.loop_over(proc, s.span, lambda rt, env: [j for j in env[jumped] if isinstance(j, int)],
+                           s.jump_var, lambda: self.body(proc, s.jump_body))
+        if s.pass_var:
+            self.loop_over(proc, s.span, lambda rt, env: [j for j in env[jumped] if isinstance(j, str)],
+                           s.pass_var, lambda: self.body(proc, s.pass_body))
 
     def s_Put(self, proc, s):
         piece = self.expr(s.piece)

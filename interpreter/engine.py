@@ -19,7 +19,7 @@ from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import Model, check
-from rulesdsl.errors import Diagnostic, LanguageError, make
+from rulesdsl.errors import Diagnostic, LanguageError, make, suggest
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
@@ -124,26 +124,31 @@ class Engine:
         return cls(model, db, params)
 
     def _params(self, overrides: dict) -> dict:
+        """Declared values, in order, with `--set` overrides; later params see earlier ones."""
         values = {}
         errors = []
+        for name in overrides:
+            if name not in self.model.params:
+                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}: the ruleset has no parameter `{name}`",
+                                         suggest(name, self.model.params)))
         for name, decl in self.model.params.items():
-            values[name] = Compiler(self.model, dict(values)).expr(decl.value)(None, {})
-        for name, raw in overrides.items():
-            if name not in values:
-                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}: the ruleset has no parameter `{name}`"))
+            default = Compiler(self.model, dict(values)).expr(decl.value)(None, {})
+            if name not in overrides:
+                values[name] = default
                 continue
-            current = values[name]
+            raw = overrides[name]
             try:
-                if isinstance(current, bool):
+                if isinstance(default, bool):
                     if raw not in ("true", "false"):
                         raise ValueError
                     values[name] = raw == "true"
-                elif isinstance(current, int):
+                elif isinstance(default, int):
                     values[name] = int(raw)
                 else:
                     values[name] = raw
             except ValueError:
-                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}={raw}: expected {type(current).__name__}"))
+                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}={raw}: expected {type(default).__name__}"))
+                values[name] = default
         if errors:
             raise ParamError(errors)
         return values
@@ -467,7 +472,7 @@ class Engine:
             return False
         best = max(ranks.values())
         top = [p for p in winners if ranks[p] == best]
-        st.result = {"winners": [f"P{p + 1}" for p in top],
+        st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
                      "reason": f"win condition met after phase `{self.model.victory.after}`"
                                + (f"; shared win at equal rank ({best})" if len(top) > 1
                                   else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
@@ -748,7 +753,7 @@ class Engine:
             return
         if proc.requires is not None and not proc.requires(self, env):
             if self.sink is not None:
-                self.emit("forfeit", {"action": name}, active)
+                self.emit("forfeit", {"action": name, "bonus": bonus}, actor)
             return
         # The first parameter of an action is the acting player: they make its choices.
         if self.sink is not None:
@@ -785,7 +790,8 @@ class Engine:
         if self.sink is not None:
             self.emit("advance", {"track": track, "from": start, "to": pos, "jumped": jumped},
                       who if isinstance(who, int) else None)
-        return [int(k[1:]) - 1 for k in jumped if k.startswith("P") and k[1:].isdigit()]
+        # Players' pieces come back as players, other pieces by name.
+        return [int(k[1:]) - 1 if k.startswith("P") and k[1:].isdigit() else k for k in jumped]
 
     def put(self, track, who, pos, span):
         size = self.track_meta[track].size
@@ -796,13 +802,15 @@ class Engine:
             self.emit("put", {"track": track, "piece": piece_key(who), "to": pos},
                       who if isinstance(who, int) else None)
 
-    def win(self, who, reason):
-        """End the game at once with one winner."""
+    def win(self, who, reason, lose=False):
+        """End the game at once: `who` wins, or (lose) every other player wins."""
         st = self.st
         counts = {}
         if self.model.victory is not None:
             counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
-        st.result = {"winners": [f"P{who + 1}"], "reason": reason, "reached": [f"P{who + 1}"],
+        winners = [f"P{p + 1}" for p in range(st.player_count) if p != who] if lose else [f"P{who + 1}"]
+        st.result = {"winners": winners, "reason": reason, "reached": list(winners),
+                     "loser": f"P{who + 1}" if lose else None,
                      "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         st.stack.clear()

@@ -69,7 +69,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         # A turn action is already shown by the choice that picked it.
         return [f"  {who}bonus action {d['name']}"] if d["bonus"] else []
     if e == "forfeit":
-        return [f"  {who}bonus action {d['action']} forfeited: it cannot be performed"]
+        kind = "bonus action" if d.get("bonus", True) else "action"
+        return [f"  {who}{kind} {d['action']} forfeited: it cannot be performed"]
     if e == "no_action":
         return [f"  {who}no legal action left ({d['left']} unused)"]
     if e == "advance":
@@ -100,8 +101,11 @@ def result_lines(result: dict) -> list[str]:
 
     def who(p):
         return f"{p} ({seats[p]})" if p in seats else p
-    out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {', '.join(who(p) for p in result['winners'])}",
-           f"reason: {result['reason']} (round {result['round']})"]
+    winners = ", ".join(who(p) for p in result["winners"]) or "nobody"
+    out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {winners}"]
+    if result.get("loser"):
+        out.append(f"lost: {who(result['loser'])}")
+    out.append(f"reason: {result['reason']} (round {result['round']})")
     for p, counts in result["counts"].items():
         out.append(f"  {who(p)}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return out

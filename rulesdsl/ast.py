@@ -564,11 +564,13 @@ class Do:
 
 @node
 class Win:
-    """`win player "reason"`: the game ends at once with that player the winner."""
+    """`win player "reason"` ends the game at once with that player the winner; `lose player
+    "reason"` (lose=True) ends it with every other player the winner (none in a solo game)."""
 
     player: Any
     reason: str
     span: Span
+    lose: bool = False
 
 
 @node
@@ -592,6 +594,8 @@ class Advance:
     jump_var: str | None
     jump_body: tuple
     span: Span
+    pass_var: str | None = None  # `passing x { }`: run for each piece of no player passed
+    pass_body: tuple = ()
 
 
 @node

@@ -70,6 +70,7 @@ BUILTINS = {
     "field": (2, 2, "the int field of a card named by a text or enum value"),
     "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
     "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
+    "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
     "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
     "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
     "filled_cells": (1, 1, "the cells of a grid that hold a card"),
@@ -79,7 +80,7 @@ BUILTINS = {
     "space_at": (2, 2, "the space of a track at an index"),
     "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
 }
-LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by"}
+LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by", "sort_by"}
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
 
@@ -161,6 +162,7 @@ class Checker:
         self.given_markers: set[str] = set()
         self.holder_uses: list = []
         self.func_params: dict[str, list] = {}
+        self._decl_span = A.Span(1, 1)
         self._typing: set[str] = set()
         self._loop_depth = 0
 
@@ -242,12 +244,22 @@ class Checker:
     # -- bodies
     def check_bodies(self):
         top = _Scope()
-        for prm in self.params.values():
+        order = list(self.params)
+        for i, prm in enumerate(self.params.values()):
             self.expect(prm.value, top, (INT, BOOL, TEXT), "a parameter")
+            for node in _names_in(prm.value):
+                if node.id in self.params and node.id not in order[:i]:
+                    self.err(node, f"`{node.id}` is declared after `{prm.name}`: a parameter can use only "
+                                   "parameters declared before it")
+                elif node.id not in self.params and node.id not in ("true", "false"):
+                    self.err(node, f"a parameter's value can use only literals and earlier parameters, "
+                                   f"not `{node.id}`")
         for kind in self.kinds.values():
             for f in kind.fields:
                 self.check_default(f, top)
-                if f.default is not None and not _is_literal(f.default):
+                enum_name = f.type.name == "enum" and isinstance(f.default, A.Name)  # checked above
+                if f.default is not None and f.type.name != "action" and not enum_name and (
+                        not _is_literal(f.default) or isinstance(f.default, A.Name)):
                     self.err(f.default, "a card field default must be a literal value",
                              "card databases are data: write a number, true/false, a text, an enum value or none")
         for zone in self.zones.values():
@@ -270,11 +282,14 @@ class Checker:
                         self.err(track, f"space {i} is outside the track (0..{track.size - 1})")
                 self.check_assigns(assigns, track.fields, top, f"track {track.name}")
         for piece in self.pieces.values():
+            if piece.name[:1] == "P" and piece.name[1:].isdigit():
+                self.err(piece, f"`{piece.name}` is how seat {piece.name[1:]}'s piece is named; choose another name")
             if piece.track not in self.tracks:
                 self.err(piece, f"`{piece.track}` is not a track", suggest(piece.track, self.tracks))
         for grid in self.grids.values():
             self.check_grid(grid, top)
         for act in self.actions.values():
+            self._decl_span = act.span
             scope = self.param_scope(act.params, top, first_is_player=True, what="a routine" if act.routine else "an action")
             if act.requires is not None:
                 self.expect(act.requires, scope, (BOOL,), "a requirement")
@@ -374,6 +389,10 @@ class Checker:
             t = self.expr(a.value, scope)
             if not _compatible(t, want):
                 self.err(a.value, f"`{a.name}` is {show(want)}, got {show(t)}")
+            for node in _names_in(a.value):
+                if node.id not in self.params and node.id not in self.enum_values:
+                    self.err(node, f"data values are fixed before a game starts: `{node.id}` cannot be used here",
+                             "use literals, enum values and parameters")
 
     def check_grid(self, grid, scope):
         self.check_kind_ref(grid.kind, grid)
@@ -422,10 +441,11 @@ class Checker:
                 scope.vars[prm.name] = self.expr(prm.default, parent)
             else:
                 scope.vars[prm.name] = PLAYER if (first_is_player and i == 0) else ANY
-        if first_is_player and (not params or params[0].default is not None):
-            node = params[0] if params else None
-            if node is not None:
-                self.err(node, f"the first parameter of {what} is the acting player and has no default")
+        if first_is_player and not params:
+            self.err(self._decl_span, f"{what} needs the acting player as its first parameter",
+                     "write it as `name(p)`")
+        if first_is_player and params and params[0].default is not None:
+            self.err(params[0], f"the first parameter of {what} is the acting player and has no default")
         if first_is_player:
             for prm in params[1:]:
                 if prm.default is None:
@@ -483,7 +503,11 @@ class Checker:
         t = self.expr(s.value, scope)
         if t == KEYED:
             self.err(s.value, "a keyed counter is read one key at a time", "write `name[key]`")
-        scope.vars[s.name] = t
+        # A body shares one set of names: a `let` of a name bound in an enclosing block updates it.
+        target = scope
+        while target is not None and s.name not in target.vars:
+            target = target.parent
+        (target if target is not None and target.parent is not None else scope).vars[s.name] = t
 
     def s_Set(self, s, scope):
         t = self.expr(s.target, scope)
@@ -627,7 +651,7 @@ class Checker:
             self.stmt(st, scope)
 
     def s_Win(self, s, scope):
-        self.expect(s.player, scope, (PLAYER,), "the winner")
+        self.expect(s.player, scope, (PLAYER,), "the loser" if s.lose else "the winner")
 
     def s_Do(self, s, scope):
         call = s.call
@@ -638,6 +662,9 @@ class Checker:
             self.used_actions.add(act.name)
             self.calls[call] = ("action", act.name)
             self.check_args(call, act.params, scope)
+            if call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
+                self.err(call.args[0], f"the first argument of `{act.name}` is the acting player, "
+                                       f"not {show(self.types[call.args[0]])}")
             return
         if isinstance(call.func, A.Name):
             self.err(call.func, f"`{call.func.id}` is not an action", suggest(call.func.id, self.actions))
@@ -673,8 +700,13 @@ class Checker:
             inner.vars["it"] = ACTION
             self.expect(s.unless, inner, (BOOL,), "a condition")
 
+    def piece_on(self, node, track):
+        if isinstance(node, A.Name) and node.id in self.pieces and self.pieces[node.id].track != track:
+            self.err(node, f"piece `{node.id}` stands on track {self.pieces[node.id].track}, not {track}")
+
     def s_Advance(self, s, scope):
         self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
+        self.piece_on(s.piece, s.track)
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
         self.expect(s.distance, scope, (INT,), "a distance")
@@ -682,9 +714,14 @@ class Checker:
             inner = _Scope(scope)
             inner.vars[s.jump_var] = PLAYER
             self._loop(s.jump_body, inner)
+        if s.pass_var:
+            inner = _Scope(scope)
+            inner.vars[s.pass_var] = PIECE
+            self._loop(s.pass_body, inner)
 
     def s_Put(self, s, scope):
         self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
+        self.piece_on(s.piece, s.track)
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
         self.expect(s.pos, scope, (INT,), "a space index")
@@ -868,7 +905,7 @@ class Checker:
         ot = self.expr(e.obj, scope)
         it = self.expr(e.index, scope)
         if ot == KEYED:
-            if it not in (INT, SYM, TEXT, ANY, PLAYER):
+            if it not in (INT, SYM, TEXT, ANY, PLAYER, PIECE):
                 self.err(e.index, f"a counter key must be a number, text or enum value, got {show(it)}")
             return INT
         if ot[0] == "list":
@@ -1100,6 +1137,10 @@ class Checker:
 
     b_max_by = b_min_by
 
+    def b_sort_by(self, e, scope):
+        elem = self.b_min_by(e, scope)
+        return T_list(elem)
+
     def b_filled_cells(self, e, scope):
         return self.b_frontier(e, scope)
 
@@ -1220,6 +1261,22 @@ def _step_nodes(body):
             yield s.name, s
         for sub in _sub_bodies(s):
             yield from _step_nodes(sub)
+
+
+def _names_in(e):
+    """Name nodes of an expression."""
+    todo = [e]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, A.Name):
+            yield n
+        for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "coll", "cond", "test",
+                      "then", "other"):
+            sub = getattr(n, field, None)
+            if sub is not None and not isinstance(sub, (str, int, bool)):
+                todo.append(sub)
+        todo.extend(getattr(n, "args", ()) or ())
+        todo.extend(getattr(n, "items", ()) or ())
 
 
 def _is_literal(e) -> bool:

@@ -560,6 +560,10 @@ class _ToAst(Transformer):
         return A.Win(c[0], str(c[1]), self.span(meta))
 
     @v_args(meta=True)
+    def lose_stmt(self, meta, c):
+        return A.Win(c[0], str(c[1]), self.span(meta), True)
+
+    @v_args(meta=True)
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
         return A.Actions(c[0], c[1], names, c[-1], self.span(meta))
@@ -567,7 +571,8 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def advance_stmt(self, meta, c):
         jump_var = str(c[3]) if c[3] is not None else None
-        return A.Advance(c[0], str(c[1]), c[2], jump_var, c[4] or (), self.span(meta))
+        pass_var = str(c[5]) if c[5] is not None else None
+        return A.Advance(c[0], str(c[1]), c[2], jump_var, c[4] or (), self.span(meta), pass_var, c[6] or ())
 
     @v_args(meta=True)
     def put_stmt(self, meta, c):

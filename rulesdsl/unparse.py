@@ -126,9 +126,14 @@ def stmt(s, indent: int) -> list[str]:
         return [f"{pad}actions {expr(s.count)} for {expr(s.player)} from {', '.join(s.names)}{unless}"]
     if t is A.Advance:
         head = f"advance {expr(s.piece)} on {s.track} by {expr(s.distance)}"
+        out = [pad + head]
         if s.jump_var:
-            return _braced(f"{head} jumping {s.jump_var}", s.jump_body, indent)
-        return [pad + head]
+            out = _braced(f"{head} jumping {s.jump_var}", s.jump_body, indent)
+        if s.pass_var:
+            tail = _braced(f"passing {s.pass_var}", s.pass_body, indent)
+            out = out[:-1] + [out[-1] + " " + tail[0].strip()] + tail[1:] if s.jump_var else \
+                [pad + head + " " + tail[0].strip()] + tail[1:]
+        return out
     if t is A.Put:
         return [f"{pad}put {expr(s.piece)} on {s.track} at {expr(s.pos)}"]
     if t is A.Place:
@@ -138,7 +143,7 @@ def stmt(s, indent: int) -> list[str]:
     if t is A.Log:
         return [f'{pad}log "{s.text}"' + "".join(f", {expr(a)}" for a in s.args)]
     if t is A.Win:
-        return [f'{pad}win {expr(s.player)} "{s.reason}"']
+        return [f'{pad}{"lose" if s.lose else "win"} {expr(s.player)} "{s.reason}"']
     raise TypeError(t.__name__)
 
 
