@@ -66,4 +66,4 @@ def test_bonus_forfeited_is_traced(engine):
     outcomes, runner = run_scenario(engine, SCENARIOS / "bonus_forfeited.toml")
     assert all(o.ok for o in outcomes)
     forfeits = [ev["data"] for ev in runner.sink.events if ev["event"] == "forfeit"]
-    assert forfeits == [{"action": "extinguish"}]
+    assert forfeits == [{"action": "extinguish", "bonus": True}]
