@@ -20,7 +20,8 @@ sys.path.insert(0, str(ROOT))
 from interpreter.agents import make_agents, play  # noqa: E402
 from interpreter.engine import Engine  # noqa: E402
 
-CONFIGS = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/duel.lf", 2)]
+CONFIGS = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/duel.lf", 2),
+           ("rulesets/kodama.lf", 2), ("rulesets/kodama.lf", 3), ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1)]
 
 
 def measure(ruleset: str, players: int, games: int) -> dict:

@@ -89,13 +89,8 @@ class Compiler:
 
     def compile_all(self):
         m = self.m
-        called = {name for kind, name in m.calls.values() if kind == "func"}
-        for name, fn in m.funcs.items():
-            self.funcs[name] = None
-        for name, fn in m.funcs.items():
-            # A definition nothing calls has no argument types to compile against.
-            if name in called:
-                self.compile_func(fn)
+        # Definitions are compiled when a rule first calls them (see x_Call): one that nothing
+        # calls has no argument types to compile against.
         for name, act in m.actions.items():
             proc = Proc(name, "routine" if act.routine else "action")
             proc.params = tuple((p.name, self.expr(p.default) if p.default is not None else None)
@@ -482,6 +477,8 @@ class Compiler:
                 self._inline = saved
                 self._inline_depth -= 1
         if kind == "func":
+            if self.funcs.get(name) is None:
+                self.compile_func(self.m.funcs[name])
             fn = self.funcs
             args = [self.expr(a) for a in e.args]
             if len(args) == 1:

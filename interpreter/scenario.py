@@ -76,7 +76,7 @@ class Runner:
             raise ScenarioError(exc.render()) from None
         comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)
         comp.m_player_keys = e._player_keys
-        comp.funcs = dict(e.compiled_funcs)
+        comp.funcs = {}  # compiled again with the expectation's argument types
         fn = comp.expr(node)
         e.st = st
         try:

@@ -164,6 +164,7 @@ class Checker:
         self.func_params: dict[str, list] = {}
         self._decl_span = A.Span(1, 1)
         self._typing: set[str] = set()
+        self._cycles: set[frozenset] = set()
         self._loop_depth = 0
 
     # -- reporting
@@ -331,7 +332,11 @@ class Checker:
             self.expect(v.rank, scope, (INT,), "the ranking")
         for fn in self.funcs.values():
             if fn not in self.types:
+                # Nothing calls it: check its body for errors, but keep no types, so that a later
+                # call (a scenario expectation) types it with real arguments.
+                saved = (dict(self.types), dict(self.func_params), dict(self.calls))
                 self.type_func(fn, [ANY] * len(fn.params), fn)
+                self.types, self.func_params, self.calls = saved
         for node, marker in self.holder_uses:
             if marker not in self.given_markers:
                 self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
@@ -949,7 +954,10 @@ class Checker:
     def type_func(self, fn, arg_types, site):
         """Type a definition's body with the argument types of its first call (monomorphic)."""
         if fn.name in self._typing:
-            self.err(site, f"`{fn.name}` calls itself; definitions cannot recurse")
+            cycle = frozenset(self._typing)
+            if cycle not in self._cycles:  # one report per cycle
+                self._cycles.add(cycle)
+                self.err(site, f"`{fn.name}` calls itself; definitions cannot recurse")
             return ANY
         known = self.func_params.get(fn.name)
         if known is not None:

@@ -179,6 +179,22 @@ def merge(parent: A.Program, child: A.Program, path: str, parent_path: str) -> A
 
 def _amend(m, items, item, find, phase_index, names_of, changes):
     what, name = item.what, item.name
+    if what == "def":
+        # `amend def f(x) = super + ...`: `super` is the lower layer's value for the same arguments.
+        i = find("def", name)
+        if i is None:
+            m.err(item.span, f"`amend def {name}`: no lower layer declares it", suggest(name, names_of("def")))
+            return
+        old, new = items[i], item.items[0]
+        if [p.name for p in old.params] != [p.name for p in new.params]:
+            m.err(new.span, f"`amend def {name}` must keep the parameters ({', '.join(p.name for p in old.params)})")
+            return
+        hidden = f"{name}__{len([n for n in names_of('def') if n.startswith(name + '__')]) + 1}"
+        items[i] = attrs.evolve(old, name=hidden)
+        call = A.Call(A.Name(hidden, new.span), tuple(A.Name(p.name, new.span) for p in new.params), new.span)
+        items.append(attrs.evolve(new, body=_substitute(new.body, "super", call)))
+        changes.append(Change("amend", "def", name, item.span, "adds to the value below it (super)"))
+        return
     if what == "phase":
         r, j = phase_index(name)
         if j is None:
@@ -247,6 +263,22 @@ def _amend(m, items, item, find, phase_index, names_of, changes):
             phases.insert(at, new)
             changes.append(Change("amend", "round", None, am.span, f"adds phase `{new.name}` {am.op} `{am.step}`"))
         items[r] = attrs.evolve(items[r], phases=tuple(phases))
+
+
+def _substitute(e, name, replacement):
+    """A copy of expression `e` with every Name `name` replaced."""
+    if isinstance(e, A.Name):
+        return replacement if e.id == name else e
+    if not attrs.has(type(e)):
+        return e
+    changes = {}
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, tuple):
+            changes[f.name] = tuple(_substitute(x, name, replacement) for x in v)
+        elif attrs.has(type(v)) and not isinstance(v, A.Span):
+            changes[f.name] = _substitute(v, name, replacement)
+    return attrs.evolve(e, **changes) if changes else e
 
 
 _BODIES = {A.For: "body", A.Repeat: "body", A.While: "body", A.ChooseItem: "body", A.Pick: "body",

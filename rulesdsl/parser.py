@@ -404,6 +404,10 @@ class _ToAst(Transformer):
         return self._amend("game", None, c, meta)
 
     @v_args(meta=True)
+    def amend_def(self, meta, c):
+        return self._amend("def", c[0].name, (c[0],), meta)
+
+    @v_args(meta=True)
     def amend_round(self, meta, c):
         return self._amend("round", None, c, meta)
 

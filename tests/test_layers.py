@@ -33,7 +33,8 @@ def test_a_child_states_only_its_changes():
     assert [ph.name for ph in rnd.phases] == ["play", "tidy"]
     layer = program.layers[-1]
     assert [(c.action, c.what, c.name) for c in layer.changes] == [
-        ("replace", "param", "goal"), ("amend", "kind", "Token"), ("add", "action", "double"),
+        ("replace", "param", "goal"), ("amend", "kind", "Token"), ("amend", "def", "total"),
+        ("add", "action", "double"),
         ("amend", "phase", "play"), ("amend", "phase", "play"), ("amend", "setup", None),
         ("amend", "round", None)]
 
@@ -47,6 +48,20 @@ def test_the_child_plays_with_its_changes():
     assert any("acted P1" in line for line in lines)
     assert any(line.startswith("-- phase tidy") for line in lines)
     assert any("shuffle bag" in line for line in lines)
+
+
+def test_amend_def_adds_to_the_lower_value(tmp_path):
+    from interpreter.scenario import Runner
+    engine = Engine.load(LAYERS / "child.lf")
+    st = engine.new_game(2, 1)
+    st.counters["points"] = [3, 0]
+    runner = Runner.__new__(Runner)
+    runner.engine, runner.path = engine, tmp_path / "x"
+    assert runner.evaluate("total(player(1))", st) == 31
+    (tmp_path / "c.lf").write_text(f'extends "{LAYERS / "parent.lf"}"\namend def total(q) = super\n')
+    with pytest.raises(CheckError) as info:
+        load_ruleset(tmp_path / "c.lf")
+    assert "must keep the parameters (p)" in info.value.diagnostics[0].message
 
 
 def test_layer_errors_are_positioned_in_the_layer_that_made_them():
