@@ -4,7 +4,8 @@
     python benchmarks/playouts.py --games 1000    # the full thousand per configuration
     python benchmarks/playouts.py --json          # a JSON list of result objects
 
-Every game must end with a winner; an error or a game without a result stops the run (exit 1).
+Every game must end with a result (winners, or a solo loss); an error or a game without a result
+stops the run (exit 1).
 """
 from __future__ import annotations
 
@@ -31,8 +32,9 @@ def measure(ruleset: str, players: int, games: int) -> dict:
     for seed in range(games):
         st = engine.new_game(players, seed)
         play(engine, st, make_agents("random", players, seed))
-        if not st.result or not st.result["winners"]:
-            raise SystemExit(f"{ruleset} {players}p seed {seed}: no winner")
+        # Every game must end: with winners, or (solo) with the player's loss.
+        if not st.result or not (st.result["winners"] or st.result.get("loser")):
+            raise SystemExit(f"{ruleset} {players}p seed {seed}: the game has no result")
         decisions += st.decisions
     seconds = time.perf_counter() - start
     return {"ruleset": ruleset, "players": players, "games": games, "seconds": round(seconds, 3),
