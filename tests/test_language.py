@@ -320,3 +320,21 @@ def test_list_built_ins(links, tmp_path):
     assert ev('space_at(loop, 4).gain') == 3
     assert ev('has_block(player(1).board, 1, 1) and not has_block(player(1).board, 2, 1)') is True
     assert ev('count(filled_cells(player(1).board))') == 1
+
+
+def test_choosing_a_target_player(tmp_path):
+    path = write_rules(tmp_path, """
+counter hits = 0 per player
+round { phase x each p {
+    choose q in players where it != p {
+        set q.hits += 1
+    }
+} }
+victory for p after x { win if p.hits >= 2 rank by p.hits }
+""")
+    engine = Engine.load(path)
+    st = engine.new_game(3, 0)
+    assert st.pending["prompt"] == "choose q" and engine.legal(st) == ["P2", "P3"]
+    engine.apply(st, "P3")
+    assert st.counters["hits"] == [0, 0, 1]
+    assert engine.legal(st) == ["P1", "P3"]
