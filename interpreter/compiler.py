@@ -950,6 +950,16 @@ class Compiler:
         for target in ends:
             target[0] = end
 
+    def close_loop(self, proc, head, span, body_fn, end):
+        """Compile a loop body that jumps back to `head`; `break` and the exit go to `end`."""
+        self._loops.append([])
+        body_fn()
+        back = self.jump(proc, span)
+        back[0] = head
+        end[0] = len(proc.code)
+        for target in self._loops.pop():
+            target[0] = end[0]
+
     def loop_over(self, proc, span, items_fn, var, body_fn):
         """Compile `for var in items` around body_fn(); a snapshot of the items is iterated."""
         lst, idx = self.tmp("items"), self.tmp("i")
@@ -972,13 +982,7 @@ class Compiler:
                 env[var] = items[i]
             env[idx] = i + 1
         head = proc.emit(step, span)
-        self._loops.append([])
-        body_fn()
-        back = self.jump(proc, span)
-        back[0] = head
-        end[0] = len(proc.code)
-        for target in self._loops.pop():
-            target[0] = end[0]
+        self.close_loop(proc, head, span, body_fn, end)
 
     def s_For(self, proc, s):
         items = self.as_list(s.iter)
@@ -997,13 +1001,7 @@ class Compiler:
             if not cond(rt, fr.env):
                 fr.pc = end[0]
         head = proc.emit(test, s.span)
-        self._loops.append([])
-        self.body(proc, s.body)
-        back = self.jump(proc, s.span)
-        back[0] = head
-        end[0] = len(proc.code)
-        for target in self._loops.pop():
-            target[0] = end[0]
+        self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body), end)
 
     def s_Break(self, proc, s):
         self._loops[-1].append(self.jump(proc, s.span))
@@ -1109,13 +1107,7 @@ class Compiler:
                                                 "costs": values_costs, "left": left, "count": count,
                                                 "end": end[0]})
         head = proc.emit(pick, s.span)
-        self._loops.append([])
-        self.body(proc, s.body)
-        back = self.jump(proc, s.span)
-        back[0] = head
-        end[0] = len(proc.code)
-        for target in self._loops.pop():
-            target[0] = end[0]
+        self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body), end)
 
     def s_Do(self, proc, s):
         call = s.call
