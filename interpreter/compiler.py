@@ -1140,6 +1140,7 @@ class Compiler:
         player = self.expr(s.player)
         names = list(s.names)
         unless = self.expr(s.unless) if s.unless is not None else None
+        most = self.expr(s.most) if s.most is not None else None
         distinct = s.unless is not None
         left, used = self.tmp("actions"), self.tmp("used")
         end = [0]
@@ -1163,6 +1164,12 @@ class Compiler:
                     lifted = unless(rt, env)
                     env["it"] = saved
                     if not lifted:
+                        continue
+                if most is not None:
+                    env["it"] = n
+                    allowed = most(rt, env)
+                    env["it"] = saved
+                    if env[used].count(n) >= allowed:
                         continue
                 if rt.can_perform(n, [p]):
                     labels.append(n)

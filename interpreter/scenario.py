@@ -16,7 +16,7 @@ from .engine import Engine, GameError
 from .trace import ListSink, render
 
 SET_ASIDE = "set_aside"
-_KEYS = {"title", "source", "ruleset", "players", "seed", "params", "start", "step"}
+_KEYS = {"title", "source", "players", "seed", "params", "start", "step"}
 _START_KEYS = {"phase", "player", "round", "zones", "counters", "markers", "tracks", "grids"}
 _STEP_KEYS = {"note", "prompt", "player", "options", "legal", "illegal", "choose", "expect"}
 
@@ -248,7 +248,16 @@ class _Stop(Exception):
 
 
 def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
-    """Run one scenario; a failed choice ends it early with a failed outcome."""
+    """Run one scenario; a failed choice ends it early with a failed outcome. A scenario's
+    `params` table sets ruleset parameters for it (as `--set` does)."""
+    params = load(path).get("params")
+    if params:
+        from .engine import ParamError
+        try:
+            engine = Engine(engine.model, engine.cards, {k: str(v).lower() if isinstance(v, bool) else str(v)
+                                                         for k, v in params.items()})
+        except ParamError as exc:
+            raise ScenarioError(exc.render()) from None
     runner = Runner(engine, path)
     try:
         runner.run()

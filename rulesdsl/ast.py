@@ -575,13 +575,15 @@ class Win:
 
 @node
 class Actions:
-    """`actions n for player from a, b, c [distinct unless cond]`."""
+    """`actions n for player from a, b, c [distinct unless cond | each at most n]`: `it` in the
+    condition or the number is the action being considered."""
 
     count: Any
     player: Any
     names: tuple
     unless: Any
     span: Span
+    most: Any = None  # how many times each action may be chosen
 
 
 @node

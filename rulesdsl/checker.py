@@ -699,11 +699,14 @@ class Checker:
                 self.used_actions.add(n)
         if len(set(s.names)) != len(s.names):
             self.err(s, "an action is listed twice")
-        if s.unless is not None:
-            # `it` is the action being considered, so an unlock can concern one action only.
+        if s.unless is not None or s.most is not None:
+            # `it` is the action being considered, so a limit can concern one action only.
             inner = _Scope(scope)
             inner.vars["it"] = ACTION
-            self.expect(s.unless, inner, (BOOL,), "a condition")
+            if s.unless is not None:
+                self.expect(s.unless, inner, (BOOL,), "a condition")
+            else:
+                self.expect(s.most, inner, (INT,), "how many times an action may be chosen")
 
     def piece_on(self, node, track):
         if isinstance(node, A.Name) and node.id in self.pieces and self.pieces[node.id].track != track:

@@ -570,7 +570,16 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
-        return A.Actions(c[0], c[1], names, c[-1], self.span(meta))
+        limit = c[-1]
+        unless = limit[1] if limit and limit[0] == "unless" else None
+        most = limit[1] if limit and limit[0] == "most" else None
+        return A.Actions(c[0], c[1], names, unless, self.span(meta), most)
+
+    def limit_unless(self, c):
+        return ("unless", c[0])
+
+    def limit_most(self, c):
+        return ("most", c[0])
 
     @v_args(meta=True)
     def advance_stmt(self, meta, c):

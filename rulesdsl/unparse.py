@@ -122,7 +122,8 @@ def stmt(s, indent: int) -> list[str]:
     if t is A.Do:
         return [f"{pad}{'perform' if s.main else 'do'} {expr(s.call)}"]
     if t is A.Actions:
-        unless = f" distinct unless {expr(s.unless)}" if s.unless is not None else ""
+        unless = (f" distinct unless {expr(s.unless)}" if s.unless is not None
+                  else f" each at most {expr(s.most)}" if s.most is not None else "")
         return [f"{pad}actions {expr(s.count)} for {expr(s.player)} from {', '.join(s.names)}{unless}"]
     if t is A.Advance:
         head = f"advance {expr(s.piece)} on {s.track} by {expr(s.distance)}"

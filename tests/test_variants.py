@@ -66,11 +66,11 @@ def test_difficulty_moves_the_wrath_token():
 
 def test_solo_setup(solo):
     st = solo.new_game(1, 0)
-    assert st.tracks["circle"] == {"P1": 3, "onibi": 9, "spring": 2, "summer": 6, "autumn": 10}
-    # Column 1 belongs to the spirit nearest Onibi clockwise: Autumn (10), then Spring (2), Summer (6).
+    assert st.tracks["circle"] == {"P1": 3, "onibi": 9, "spring": 10, "summer": 2, "autumn": 6}
+    # Column 1 belongs to the spirit nearest Onibi clockwise: Spring (10), then Summer (2), Autumn (6).
     names = {k: [solo.names[st.card_def[c]] for c in st.zones[k]] for k in ("column1", "column2", "column3")}
-    assert names["column1"] == ["Autumn Fire", "Autumn Flower", "Autumn Tree"]
-    assert names["column2"][0].startswith("Spring") and names["column3"][0].startswith("Summer")
+    assert names["column1"] == ["Spring Fire", "Spring Flower", "Spring Tree"]
+    assert names["column2"][0].startswith("Summer") and names["column3"][0].startswith("Autumn")
     assert len(st.zones["varans"]) == 7 and st.zones["circle_fires"] == [] and st.zones["P1.tiles"] == []
     assert len(st.zones["tree_supply"]) == 18          # one of each of the 12 base and 6 Kodama trees
     assert len(st.zones["flower_kodama"]) == 18

@@ -1,0 +1,130 @@
+"""Rule scenarios of the Kodama expansion and its solo mode, and the game results that
+expectations cannot express."""
+from pathlib import Path
+
+import pytest
+
+from interpreter.engine import Engine
+from interpreter.scenario import run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+KODAMA = ROOT / "tests" / "scenarios" / "kodama"
+SOLO = ROOT / "tests" / "scenarios" / "solo"
+
+
+@pytest.fixture(scope="module")
+def kodama_engine():
+    return Engine.load(ROOT / "rulesets" / "kodama.lf")
+
+
+@pytest.fixture(scope="module")
+def solo_engine():
+    return Engine.load(ROOT / "rulesets" / "solo.lf")
+
+
+def passed(engine, path):
+    """Run a scenario; it must state expectations and meet them all. Returns the runner."""
+    outcomes, runner = run_scenario(engine, path)
+    failed = [o.text for o in outcomes if not o.ok]
+    assert outcomes, "the scenario states no expectation"
+    assert not failed, "\n".join(failed + runner.log())
+    return runner
+
+
+def test_scenario_folders_are_not_empty():
+    assert sorted(KODAMA.glob("*.toml"))
+    assert sorted(SOLO.glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", sorted(KODAMA.glob("*.toml")), ids=lambda p: p.stem)
+def test_kodama_scenario(kodama_engine, path):
+    passed(kodama_engine, path)
+
+
+@pytest.mark.parametrize("path", sorted(SOLO.glob("*.toml")), ids=lambda p: p.stem)
+def test_solo_scenario(solo_engine, path):
+    passed(solo_engine, path)
+
+
+def game_end(runner):
+    ends = [ev for ev in runner.sink.events if ev["event"] == "game_end"]
+    assert len(ends) == 1
+    return ends[0]["data"]
+
+
+# ---- Kodama: the game ends only in the scenario where 13 trees still win -------------------------
+KODAMA_ENDS = {"kodama_tree_goal_13_wins"}
+
+
+def test_thirteen_trees_win_while_the_tree_pile_lasts(kodama_engine):
+    """Fin du jeu: 13 different trees win when the Kodama Tree pile is not empty."""
+    runner = passed(kodama_engine, KODAMA / "kodama_tree_goal_13_wins.toml")
+    st = kodama_engine.st
+    assert kodama_engine.is_over(st)
+    assert st.pending is None
+    result = st.result
+    assert result["winners"] == ["P1"]
+    assert result["reached"] == ["P1"]
+    assert result["loser"] is None
+    assert result["counts"]["P1"]["trees"] == 13
+    assert game_end(runner) == result
+
+
+def test_thirteen_trees_no_longer_win_once_the_tree_pile_is_empty(kodama_engine):
+    """Appeler un Kodama: the last card of the Tree pile raises the tree threshold to 15."""
+    passed(kodama_engine, KODAMA / "kodama_tree_pile_empty_goal_15.toml")
+    st = kodama_engine.st
+    assert st.result is None
+    assert not kodama_engine.is_over(st)
+    assert st.pending is not None
+
+
+@pytest.mark.parametrize("path", sorted(p for p in KODAMA.glob("*.toml") if p.stem not in KODAMA_ENDS),
+                         ids=lambda p: p.stem)
+def test_no_other_kodama_scenario_ends_the_game(kodama_engine, path):
+    run_scenario(kodama_engine, path)
+    assert kodama_engine.st.result is None
+
+
+# ---- Solo: the three ways to lose, and the win ---------------------------------------------------
+SOLO_LOSSES = {
+    "lose_eighth_fire": "Onibi had to put an 8th fire on the Circle of Spirits",
+    "lose_no_varan_left": "a fire varan was due and none was left",
+    "lose_no_tile_left": "Onibi had to take a victory tile from an empty column",
+}
+SOLO_WINS = {"win_thirteen_flowers"}
+
+
+@pytest.mark.parametrize("name", sorted(SOLO_LOSSES))
+def test_solo_loss(solo_engine, name):
+    """Mode Solo, But du jeu: each way to lose ends the game at once, with no winner."""
+    runner = passed(solo_engine, SOLO / f"{name}.toml")
+    st = solo_engine.st
+    assert solo_engine.is_over(st)
+    assert st.pending is None
+    result = st.result
+    assert result["winners"] == []
+    assert result["loser"] == "P1"
+    assert result["reason"] == SOLO_LOSSES[name]
+    assert game_end(runner) == result
+
+
+def test_solo_win_thirteen_flowers(solo_engine):
+    """Mode Solo, But du jeu: 13 flowers in the help line (an element tile included) win."""
+    runner = passed(solo_engine, SOLO / "win_thirteen_flowers.toml")
+    st = solo_engine.st
+    assert solo_engine.is_over(st)
+    assert st.pending is None
+    result = st.result
+    assert result["winners"] == ["P1"]
+    assert result["loser"] is None
+    assert result["counts"]["P1"]["flowers"] == 13
+    assert game_end(runner) == result
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SOLO.glob("*.toml")
+                                        if p.stem not in SOLO_LOSSES and p.stem not in SOLO_WINS),
+                         ids=lambda p: p.stem)
+def test_no_other_solo_scenario_ends_the_game(solo_engine, path):
+    run_scenario(solo_engine, path)
+    assert solo_engine.st.result is None
