@@ -27,3 +27,13 @@ def base_engine():
     """The base-game ruleset, loaded and compiled once."""
     from interpreter.engine import Engine
     return Engine.load(ROOT / "rulesets" / "base.lf")
+
+
+def scenario_passes(engine, path):
+    """Run a scenario: it must state expectations and meet them all. Returns the runner."""
+    from interpreter.scenario import run_scenario
+    outcomes, runner = run_scenario(engine, path)
+    failed = [o.text for o in outcomes if not o.ok]
+    assert outcomes, "the scenario states no expectation"
+    assert not failed, "\n".join(failed + runner.log())
+    return runner

@@ -6,6 +6,8 @@ import pytest
 from interpreter.engine import Engine
 from interpreter.scenario import Runner, run_scenario
 
+from .conftest import scenario_passes
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "tests" / "scenarios" / "base"
 
@@ -17,10 +19,7 @@ def engine():
 
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
 def test_scenario(engine, path):
-    outcomes, runner = run_scenario(engine, path)
-    failed = [o.text for o in outcomes if not o.ok]
-    assert outcomes, "the scenario states no expectation"
-    assert not failed, "\n".join(failed + runner.log())
+    scenario_passes(engine, path)
 
 
 def test_tiebreak_23_20_16(engine):

@@ -7,6 +7,8 @@ import pytest
 from interpreter.engine import Engine
 from interpreter.scenario import run_scenario
 
+from .conftest import scenario_passes
+
 ROOT = Path(__file__).resolve().parents[1]
 KODAMA = ROOT / "tests" / "scenarios" / "kodama"
 SOLO = ROOT / "tests" / "scenarios" / "solo"
@@ -22,13 +24,7 @@ def solo_engine():
     return Engine.load(ROOT / "rulesets" / "solo.lf")
 
 
-def passed(engine, path):
-    """Run a scenario; it must state expectations and meet them all. Returns the runner."""
-    outcomes, runner = run_scenario(engine, path)
-    failed = [o.text for o in outcomes if not o.ok]
-    assert outcomes, "the scenario states no expectation"
-    assert not failed, "\n".join(failed + runner.log())
-    return runner
+passed = scenario_passes
 
 
 def test_scenario_folders_are_not_empty():
