@@ -12,23 +12,6 @@ from rulesdsl.checker import ANY, INT, PLAYER, Model
 SUSPEND = object()
 
 
-def _walk(node):
-    """Every expression node below (and including) `node`."""
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if n is None or isinstance(n, (str, int, bool)):
-            continue
-        yield n
-        for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "coll", "cond", "test",
-                      "then", "other", "func"):
-            sub = getattr(n, field, None)
-            if sub is not None and not isinstance(sub, (str, int, bool)):
-                todo.append(sub)
-        todo.extend(getattr(n, "args", ()) or ())
-        todo.extend(getattr(n, "items", ()) or ())
-
-
 def piece_key(v) -> str:
     """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
     return f"P{v + 1}" if isinstance(v, int) else v
@@ -431,7 +414,7 @@ class Compiler:
         """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
         such expressions are never reordered, skipped or evaluated a different number of times."""
         seen = set() if seen is None else seen
-        for n in _walk(node):
+        for n in A.walk(node):
             call = self.m.calls.get(n) if isinstance(n, A.Call) else None
             if call == ("builtin", "random"):
                 return True
@@ -451,7 +434,7 @@ class Compiler:
             return False
         if any(self.chancy(a) for a in args) or self.chancy(fn.body):
             return False
-        nodes = list(_walk(fn.body))
+        nodes = list(A.walk(fn.body))
         if len(nodes) > 60:
             return False
         uses = {}

@@ -24,6 +24,23 @@ class Span:
 node = attrs.frozen(eq=False)
 
 
+def walk(e):
+    """Every expression node below (and including) `e`, children after their parent."""
+    todo = [e]
+    while todo:
+        n = todo.pop()
+        if n is None or isinstance(n, (str, int, bool, Span)):
+            continue
+        yield n
+        for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "coll", "cond", "test",
+                      "then", "other", "func"):
+            sub = getattr(n, field, None)
+            if sub is not None and not isinstance(sub, (str, int, bool)):
+                todo.append(sub)
+        todo.extend(getattr(n, "args", ()) or ())
+        todo.extend(getattr(n, "items", ()) or ())
+
+
 # ---- expressions ---------------------------------------------------------------------------
 @node
 class Lit:

@@ -1276,6 +1276,20 @@ def _step_nodes(body):
 
 def _names_in(e):
     """Name nodes of an expression."""
+    return (n for n in A.walk(e) if isinstance(n, A.Name))
+
+
+def _step_nodes(body):
+    from .layers import _sub_bodies
+    for s in body:
+        if isinstance(s, A.Step):
+            yield s.name, s
+        for sub in _sub_bodies(s):
+            yield from _step_nodes(sub)
+
+
+def _names_in(e):
+    """Name nodes of an expression."""
     todo = [e]
     while todo:
         n = todo.pop()
