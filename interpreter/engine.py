@@ -136,6 +136,7 @@ class Engine:
             if name not in overrides:
                 values[name] = default
                 continue
+            allowed = Compiler(self.model, dict(values)).expr(decl.allowed)(None, {}) if decl.allowed else None
             raw = overrides[name]
             try:
                 if isinstance(default, bool):
@@ -149,6 +150,9 @@ class Engine:
             except ValueError:
                 errors.append(Diagnostic(self.path, 0, 0, f"--set {name}={raw}: expected {type(default).__name__}"))
                 values[name] = default
+            if allowed is not None and values[name] not in allowed:
+                shown = f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1)) else allowed
+                errors.append(Diagnostic(self.path, 0, 0, f"--set {name}={raw}: allowed values are {shown}"))
         if errors:
             raise ParamError(errors)
         return values
@@ -788,7 +792,7 @@ class Engine:
                 moved += 1
         positions[me] = pos
         if self.sink is not None:
-            self.emit("advance", {"track": track, "from": start, "to": pos, "jumped": jumped},
+            self.emit("advance", {"track": track, "piece": me, "from": start, "to": pos, "jumped": jumped},
                       who if isinstance(who, int) else None)
         # Players' pieces come back as players, other pieces by name.
         return [int(k[1:]) - 1 if k.startswith("P") and k[1:].isdigit() else k for k in jumped]

@@ -42,6 +42,8 @@ def load(path: str | Path) -> dict:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
     _only(data, _KEYS, str(path))
     _only(data.get("start", {}), _START_KEYS, f"{path} [start]")
+    if "start" in data and "phase" not in data["start"]:
+        raise ScenarioError(f"{path} [start]: `phase` is missing: name the phase the scenario starts in")
     for i, step in enumerate(data.get("step", []), 1):
         _only(step, _STEP_KEYS, f"{path} step {i}")
     return data

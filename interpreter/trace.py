@@ -75,7 +75,7 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         return [f"  {who}no legal action left ({d['left']} unused)"]
     if e == "advance":
         jumped = f", jumping {', '.join(d['jumped'])}" if d["jumped"] else ""
-        return [f"    {who}{d['track']}: {d['from']} -> {d['to']}{jumped}"]
+        return [f"    {d.get('piece', who.strip())} on {d['track']}: {d['from']} -> {d['to']}{jumped}"]
     if e == "put":
         return [f"    {d['piece']} put on {d['track']} at {d['to']}"]
     if e == "blocked":

@@ -163,6 +163,7 @@ class ParamDecl:
     name: str
     value: Any
     span: Span
+    allowed: Any = None  # `param d = 3 from 1..9`: the values `--set` may give
 
 
 @node

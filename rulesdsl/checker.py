@@ -206,7 +206,8 @@ class Checker:
                 table = tables[type(item)]
                 if item.name in self.decls:
                     first = self.decls[item.name].span
-                    self.err(item, f"`{item.name}` is already declared at line {first.line}")
+                    where = f"{first.path}:{first.line}" if first.path and first.path != item.span.path else f"line {first.line}"
+                    self.err(item, f"`{item.name}` is already declared at {where}")
                     continue
                 self.decls[item.name] = item
                 table[item.name] = item
@@ -248,6 +249,10 @@ class Checker:
         order = list(self.params)
         for i, prm in enumerate(self.params.values()):
             self.expect(prm.value, top, (INT, BOOL, TEXT), "a parameter")
+            if prm.allowed is not None:
+                allowed = self.expr(prm.allowed, top)
+                if allowed[0] != "list":
+                    self.err(prm.allowed, "a parameter's allowed values are a range or a list")
             for node in _names_in(prm.value):
                 if node.id in self.params and node.id not in order[:i]:
                     self.err(node, f"`{node.id}` is declared after `{prm.name}`: a parameter can use only "
@@ -1072,6 +1077,7 @@ class Checker:
             return None
         self.types[a] = ("track", a.id)
         self.expect(e.args[1], scope, (PLAYER, PIECE), "a player or a piece")
+        self.piece_on(e.args[1], a.id)
         return a.id
 
     def b_space(self, e, scope):

@@ -19,7 +19,8 @@ class Diagnostic:
 
     def render(self) -> str:
         """`file:line:col: message`, then the source line, a caret and the hint."""
-        out = [f"{self.path}:{self.line}:{self.col}: {self.message}"]
+        where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        out = [f"{where}: {self.message}"]
         if self.source_line is not None:
             out.append("    " + self.source_line.rstrip("\n"))
             out.append("    " + " " * max(self.col - 1, 0) + "^")

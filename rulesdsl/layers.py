@@ -282,7 +282,7 @@ def _substitute(e, name, replacement):
 
 
 _BODIES = {A.For: "body", A.Repeat: "body", A.While: "body", A.ChooseItem: "body", A.Pick: "body",
-           A.Step: "body", A.Advance: "jump_body"}
+           A.Step: "body"}
 
 
 def _steps(body):
@@ -297,6 +297,8 @@ def _steps(body):
 
 
 def _sub_bodies(s):
+    if isinstance(s, A.Advance):
+        return [s.jump_body, s.pass_body]
     if type(s) in _BODIES:
         return [getattr(s, _BODIES[type(s)])]
     if isinstance(s, A.If):
@@ -313,7 +315,9 @@ def _rewrite(body, name, fn):
         if isinstance(s, A.Step) and s.name == name:
             out.extend(fn(s))
             continue
-        if type(s) in _BODIES:
+        if isinstance(s, A.Advance):
+            s = attrs.evolve(s, jump_body=_rewrite(s.jump_body, name, fn), pass_body=_rewrite(s.pass_body, name, fn))
+        elif type(s) in _BODIES:
             field = _BODIES[type(s)]
             s = attrs.evolve(s, **{field: _rewrite(getattr(s, field), name, fn)})
         elif isinstance(s, A.If):

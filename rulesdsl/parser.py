@@ -165,7 +165,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def param_decl(self, meta, c):
-        return A.ParamDecl(str(c[0]), c[1], self.span(meta))
+        return A.ParamDecl(str(c[0]), c[1], self.span(meta), c[2])
 
     @v_args(meta=True)
     def kind_decl(self, meta, c):

@@ -173,7 +173,8 @@ def item(d) -> list[str]:
         opts += [f"round_limit {d.round_limit}", f"step_budget {d.step_budget}"]
         return [f'game "{d.name}" {{', *("    " + o for o in opts), "}"]
     if t is A.ParamDecl:
-        return [f"param {d.name} = {expr(d.value)}"]
+        allowed = f" from {expr(d.allowed)}" if d.allowed is not None else ""
+        return [f"param {d.name} = {expr(d.value)}{allowed}"]
     if t is A.KindDecl:
         return [f"kind {d.name} {{", *("    " + _field(f) for f in d.fields), "}"]
     if t is A.ZoneDecl:

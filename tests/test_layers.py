@@ -133,3 +133,30 @@ def test_the_printed_ruleset_plays_the_same_game(tmp_path, ruleset, players, see
     original = Engine.load(ROOT / "rulesets" / ruleset)
     printed = Engine.load(copy, cards=cards)
     assert trace(printed, players, seed) == trace(original, players, seed)
+
+
+def test_steps_inside_a_passing_body_can_be_amended(tmp_path):
+    (tmp_path / "p.lf").write_text('''game "P" { players 2..2 }
+counter n = 0
+track ring: ring 6 { }
+piece pawn on ring
+setup { put pawn on ring at 1 for p in players { put p on ring at seat(p) + 2 } }
+round {
+    phase play {
+        advance player(1) on ring by 2 passing x {
+            step passed { set n += 1 }
+        }
+    }
+}
+victory for p after play { win if n > 0 rank by n }
+''')
+    (tmp_path / "c.lf").write_text('extends "p.lf"\namend phase play { replace passed { set n += 5 } }\n')
+    program = load_ruleset(tmp_path / "c.lf")
+    assert "set n += 5" in unparse.program(program.items)
+
+
+def test_a_param_may_be_limited_to_allowed_values(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert main(["run", "rulesets/solo.lf", "--set", "difficulty=12", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--set difficulty=12: allowed values are 1..9" in err and ":0:0" not in err
