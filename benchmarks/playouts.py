@@ -45,9 +45,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per configuration (seeds 0..N-1)")
     ap.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    ap.add_argument("--ruleset", help="only this ruleset")
+    ap.add_argument("--ruleset", help="only this ruleset (any .lf file, e.g. a variant)")
+    ap.add_argument("--players", type=int, help="with --ruleset: only this player count")
     args = ap.parse_args(argv)
-    rows = [measure(r, p, args.games) for r, p in CONFIGS if not args.ruleset or r == args.ruleset]
+    configs = [(r, p) for r, p in CONFIGS if (not args.ruleset or r == args.ruleset)
+               and (not args.players or p == args.players)]
+    if args.ruleset and not configs:
+        players = args.players or Engine.load(ROOT / args.ruleset).model.game.default_players
+        configs = [(args.ruleset, players)]
+    rows = [measure(r, p, args.games) for r, p in configs]
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
