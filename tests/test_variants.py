@@ -59,7 +59,8 @@ def test_difficulty_moves_the_wrath_token():
     spots = {}
     for d in range(1, 10):
         engine = Engine.load(ROOT / "rulesets" / "solo.lf", params={"difficulty": str(d)})
-        spots[d] = (engine.params["wrath_column"], engine.params["wrath_row"])
+        [wrath] = [x for x in engine.cards.by_kind["Wrath"] if x.fields["difficulty"] == d]
+        spots[d] = (wrath.fields["column_no"], wrath.fields["row_no"])
     assert len(set(spots.values())) == 9
     assert spots[1] == (3, 3) and spots[9] == (1, 1) and spots[3] == (1, 3)
 
