@@ -1285,31 +1285,6 @@ def _names_in(e):
     return (n for n in A.walk(e) if isinstance(n, A.Name))
 
 
-def _step_nodes(body):
-    from .layers import _sub_bodies
-    for s in body:
-        if isinstance(s, A.Step):
-            yield s.name, s
-        for sub in _sub_bodies(s):
-            yield from _step_nodes(sub)
-
-
-def _names_in(e):
-    """Name nodes of an expression."""
-    todo = [e]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, A.Name):
-            yield n
-        for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "coll", "cond", "test",
-                      "then", "other"):
-            sub = getattr(n, field, None)
-            if sub is not None and not isinstance(sub, (str, int, bool)):
-                todo.append(sub)
-        todo.extend(getattr(n, "args", ()) or ())
-        todo.extend(getattr(n, "items", ()) or ())
-
-
 def _is_literal(e) -> bool:
     if isinstance(e, (A.Lit, A.Name)):
         return True
