@@ -45,7 +45,7 @@ def cmd_check(args) -> int:
 
 def cmd_run(args) -> int:
     engine = _load(args)
-    players = args.players or engine.model.game.default_players
+    players = args.players if args.players is not None else engine.model.game.default_players
     agents = make_agents(args.agents, players, args.seed)
     sinks = []
     trace_file = None
