@@ -46,6 +46,9 @@ def cmd_check(args) -> int:
 def cmd_run(args) -> int:
     engine = _load(args)
     players = args.players if args.players is not None else engine.model.game.default_players
+    g = engine.model.game
+    if not g.min_players <= players <= g.max_players:
+        raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {players}")
     agents = make_agents(args.agents, players, args.seed)
     sinks = []
     trace_file = None
