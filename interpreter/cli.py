@@ -116,6 +116,7 @@ def cmd_test(args) -> int:
         if not outcomes:
             print("  FAIL: the scenario states no expectation")
             failed += 1
+            total += 1
         if bad and args.verbose:
             print("  log:")
             for line in runner.log():

@@ -296,7 +296,14 @@ class Compiler:
     def x_Range(self, e):
         lo = self.expr(e.lo)
         hi = self.expr(e.hi)
-        return lambda rt, env: list(range(lo(rt, env), hi(rt, env) + 1))
+        span = e.span
+
+        def numbers(rt, env):
+            a, b = lo(rt, env), hi(rt, env)
+            if b - a > (rt.step_budget if rt is not None else 100_000):
+                raise RuleError(f"the range {a}..{b} is longer than the step budget", span)
+            return list(range(a, b + 1))
+        return numbers
 
     def x_Cond(self, e):
         t = self.expr(e.test)
@@ -928,6 +935,8 @@ class Compiler:
             env = fr.env
             defs = what(rt, env) if many else [what(rt, env)]
             n = times(rt, env)
+            if n * len(defs) > rt.step_budget:
+                raise RuleError(f"creating {n * len(defs)} cards is more than the step budget", s.span)
             key = dest(rt, env)
             for d in defs:
                 for _ in range(n):
@@ -1002,8 +1011,14 @@ class Compiler:
 
     def s_Repeat(self, proc, s):
         count = self.expr(s.count)
-        self.loop_over(proc, s.span, lambda rt, env: range(max(0, count(rt, env))), None,
-                       lambda: self.body(proc, s.body))
+        span = s.span
+
+        def times(rt, env):
+            n = count(rt, env)
+            if n > rt.step_budget:
+                raise RuleError(f"repeat {n} times is more than the step budget ({rt.step_budget})", span)
+            return range(max(0, n))
+        self.loop_over(proc, s.span, times, None, lambda: self.body(proc, s.body))
 
     def s_While(self, proc, s):
         cond = self.expr(s.cond)

@@ -101,6 +101,7 @@ class Engine:
             self.victory_win = comp.expr(v.win)
             self.victory_rank = comp.expr(v.rank)
         self.step_budget = model.game.step_budget
+        self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit
         self.sink = None
         self.st: GameState | None = None
@@ -252,6 +253,12 @@ class Engine:
         self.run(st, setup_only)
         return st
 
+    def use(self, st: GameState):
+        """Make `st` the state in play: values that depend on the player count follow it."""
+        if self.st is not st:
+            self.st = st
+            self.zone_limits = {name: f(self, {}) for name, f in self._limit_exprs.items()}
+
     def is_over(self, st: GameState) -> bool:
         """True once the game has a result."""
         return st.result is not None
@@ -264,7 +271,7 @@ class Engine:
         """Take option `choice` (an index or a label) of the pending decision and run on."""
         if st.pending is None:
             raise ValueError("no decision is pending")
-        self.st = st
+        self.use(st)
         if sink is not None:
             self.sink = sink
         d = st.pending
@@ -277,6 +284,9 @@ class Engine:
         st.pending = None
         st.decisions += 1
         st.steps = 0
+        if st.decisions > self.decision_limit:
+            raise self.runtime_error(self.model.round.span, f"more than {self.decision_limit} decisions in "
+                                     "one game: it does not progress", "raise `decision_limit` in the game block")
         label = d["options"][choice]
         if self.sink is not None:
             self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
@@ -348,6 +358,10 @@ class Engine:
         except RuleError as exc:
             hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
             raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
+        except (OverflowError, MemoryError, RecursionError) as exc:
+            raise self.runtime_error(self._span_at(proc, pc, in_flow),
+                                     f"this rule asks for more than the engine can do ({type(exc).__name__})",
+                                     "a count or a distance is far too large") from None
         except (TypeError, KeyError, IndexError, AttributeError, ValueError) as exc:
             raise self.runtime_error(self._span_at(proc, pc, in_flow),
                                      f"this rule cannot run here ({type(exc).__name__}: {exc})",
@@ -781,6 +795,9 @@ class Engine:
                 others.setdefault(q, []).append(key)
         if len(others) >= size:
             raise RuleError("every space is occupied: the piece cannot move", span)
+        st.steps += distance  # a long move costs its length in steps
+        if st.steps > self.step_budget:
+            raise RuleError(f"a move of {distance} spaces is more than the step budget", span)
         jumped, moved, start = [], 0, pos
         for _ in range(distance * size):
             if moved >= distance:

@@ -83,6 +83,6 @@ class GameState:
             "counters": copy.deepcopy(self.counters), "markers": dict(self.markers),
             "tracks": copy.deepcopy(self.tracks), "grids": copy.deepcopy(self.grids),
             "stack": [f.to_json() for f in self.stack], "pending": copy.deepcopy(self.pending),
-            "result": copy.deepcopy(self.result), "seq": self.seq, "decisions": self.decisions,
+            "result": copy.deepcopy(self.result), "decisions": self.decisions,
             "reached": copy.deepcopy(self.reached),
         }

@@ -154,6 +154,7 @@ class Game:
     step_budget: int
     span: Span
     seats: tuple = ()  # names shown for the seats, in order
+    decision_limit: int = 100_000  # decisions in one game before it is declared stuck
 
 
 @node
@@ -583,7 +584,7 @@ class Do:
 @node
 class Win:
     """`win player "reason"` ends the game at once with that player the winner; `lose player
-    "reason"` (lose=True) ends it with every other player the winner (none in a solo game)."""
+    "reason"` (lose=True) ends it with every other player the winner (nobody when the only player loses)."""
 
     player: Any
     reason: str

@@ -60,7 +60,7 @@ BUILTINS = {
     "player": (1, 1, "the player at a seat number, from 1"),
     "space": (2, 2, "the space of a track where a player's piece stands"),
     "position": (2, 2, "the index of the space where a player's piece stands"),
-    "free_spaces": (2, 2, "spaces of a track not occupied by another player's piece"),
+    "free_spaces": (2, 2, "spaces of a track not occupied by another piece"),
     "frontier": (1, 1, "empty cells orthogonally next to a filled cell"),
     "empty_cells": (1, 1, "the empty cells of a grid"),
     "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
@@ -1004,7 +1004,10 @@ class Checker:
         if first in (INT,):
             self.expect(e.args[1], scope, (INT,), "a number")
             return INT
-        return self.b_sum(e, scope)
+        t = self.lambda_arg(e.args[0], e.args[1], scope)
+        if not _compatible(t, INT):
+            self.err(e.args[1], f"`{_callee(e)}` compares numbers, got {show(t)}")
+        return INT
 
     b_max = b_min
 

@@ -234,6 +234,9 @@ def _amend(m, items, item, find, phase_index, names_of, changes):
                               ", ".join(str(x) for idx, _ in spaces for x in idx)))
     elif what == "game":
         i = find("game", None)
+        if i is None:
+            m.err(item.span, "`amend game`: no lower layer has a game block")
+            return
         game = items[i]
         updates, done = {}, []
         for key, value in item.items:
@@ -249,6 +252,9 @@ def _amend(m, items, item, find, phase_index, names_of, changes):
         changes.append(Change("amend", "game", None, item.span, "sets " + ", ".join(done)))
     elif what == "round":
         r = find("round", None)
+        if r is None:
+            m.err(item.span, "`amend round`: no lower layer has a round block")
+            return
         phases = list(items[r].phases)
         for am in item.items:
             names = [ph.name for ph in phases]

@@ -145,7 +145,7 @@ class _ToAst(Transformer):
         cards = tuple(v for k, v in c[1:] if k == "cards")
         return A.Game(str(c[0]), lo, hi, default if default is not None else lo, cards,
                       opts.get("round_limit", 100), opts.get("step_budget", 100_000), self.span(meta),
-                      opts.get("seats", ()))
+                      opts.get("seats", ()), opts.get("decision_limit", 100_000))
 
     def opt_players(self, c):
         return ("players", (int(c[0]), int(c[1]), None if c[2] is None else int(c[2])))
@@ -156,6 +156,9 @@ class _ToAst(Transformer):
 
     def opt_round_limit(self, c):
         return ("round_limit", int(c[0]))
+
+    def opt_decision_limit(self, c):
+        return ("decision_limit", int(c[0]))
 
     def opt_seats(self, c):
         return ("seats", tuple(str(x) for x in c))
@@ -550,13 +553,13 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def do_stmt(self, meta, c):
         if not isinstance(c[0], A.Call):
-            raise _GrammarMisuse(c[0], "`do` needs an action call, such as `do plant(p)`")
+            raise _GrammarMisuse(c[0], "`do` needs an action call, such as `do act(p)`")
         return A.Do(c[0], self.span(meta))
 
     @v_args(meta=True)
     def perform_stmt(self, meta, c):
         if not isinstance(c[0], A.Call):
-            raise _GrammarMisuse(c[0], "`perform` needs an action call, such as `perform plant(p)`")
+            raise _GrammarMisuse(c[0], "`perform` needs an action call, such as `perform act(p)`")
         return A.Do(c[0], self.span(meta), True)
 
     @v_args(meta=True)
@@ -615,7 +618,7 @@ class _GrammarMisuse(Exception):
 
 
 def _expected(exc: UnexpectedInput) -> str:
-    names = {_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.isalpha() else e)
+    names = {_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.replace("_", "").isalpha() else e)
              for e in getattr(exc, "expected", ()) or ()}
     if not names:
         return ""
@@ -654,8 +657,14 @@ def _parse(source: str, path: str, start: str):
         line, col = _end(source)
         raise ParseError([make(path, source, line, col, "unexpected end of file",
                                _expected(exc) or None)]) from None
+    except RecursionError:
+        raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
+                               "split it with `let` or a `def`")]) from None
     except VisitError as exc:
         inner = exc.orig_exc
+        if isinstance(inner, RecursionError):
+            raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
+                                   "split it with `let` or a `def`")]) from None
         if isinstance(inner, _GrammarMisuse):
             span = getattr(inner.node, "span", A.Span(1, 1))
             raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
@@ -669,6 +678,11 @@ def _end(source: str) -> tuple[int, int]:
 
 
 def parse_file(path: str | Path) -> A.Program:
-    """Read and parse one rules file."""
+    """Read and parse one rules file; an unreadable file is a positioned ParseError too."""
     p = Path(path)
-    return parse(p.read_text(encoding="utf-8"), str(path))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ParseError([make(str(path), None, 0, 0, f"cannot read this rules file: {reason}")]) from None
+    return parse(text, str(path))

@@ -29,7 +29,8 @@ def expr(e, parent: int = 0) -> str:
         return _wrap(text, 8 if e.op == "-" else 3, parent)
     if isinstance(e, A.Binary):
         p = _PREC[e.op]
-        text = f"{expr(e.left, p)} {e.op} {expr(e.right, p + 1)}"
+        left = p + 1 if p == 4 else p  # comparisons do not chain: bracket a comparison on the left
+        text = f"{expr(e.left, left)} {e.op} {expr(e.right, p + 1)}"
         return _wrap(text, p, parent)
     if isinstance(e, A.Range):
         return _wrap(f"{expr(e.lo, 6)}..{expr(e.hi, 6)}", 5, parent)
@@ -170,7 +171,8 @@ def item(d) -> list[str]:
         if d.seats:
             opts.append("seats " + ", ".join(f'"{s}"' for s in d.seats))
         opts += [f'cards "{c}"' for c in d.cards]
-        opts += [f"round_limit {d.round_limit}", f"step_budget {d.step_budget}"]
+        opts += [f"round_limit {d.round_limit}", f"step_budget {d.step_budget}",
+                 f"decision_limit {d.decision_limit}"]
         return [f'game "{d.name}" {{', *("    " + o for o in opts), "}"]
     if t is A.ParamDecl:
         allowed = f" from {expr(d.allowed)}" if d.allowed is not None else ""
