@@ -18,7 +18,7 @@ import attrs
 from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
-from rulesdsl.checker import Model, check
+from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import Diagnostic, LanguageError, make, suggest
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
@@ -122,7 +122,13 @@ class Engine:
                                           "add `cards \"file.toml\"` to the game block or pass --cards")])
         db = merge_cards([load_cards(p, model.kinds) for p in paths])
         cross_check(model, db)
-        return cls(model, db, params)
+        try:
+            return cls(model, db, params)
+        except RuleError as exc:  # something the checker let through that cannot be compiled
+            span = exc.span or model.game.span
+            raise CheckError([make(span.path or str(ruleset), model.program.source_of(span.path),
+                                   span.line, span.col, exc.message,
+                                   "the type of this value is not known here")]) from None
 
     def _params(self, overrides: dict) -> dict:
         """Declared values, in order, with `--set` overrides; later params see earlier ones."""

@@ -79,6 +79,8 @@ class Runner:
         comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)
         comp.m_player_keys = e._player_keys
         comp.funcs = {}  # compiled again with the expectation's argument types
+        if comp.chancy(node):
+            raise ScenarioError(f"{self.path}: `{text}` draws from the game's RNG; an expectation must not")
         fn = comp.expr(node)
         e.st = st
         try:
@@ -96,6 +98,9 @@ class Runner:
             st = e.new_game(players, seed, sink=self.sink)
         else:
             st = e.new_game(players, seed, sink=self.sink, setup_only=True)
+            if st.pending is not None:
+                raise ScenarioError(f"{self.path}: the set-up asks for a decision, so a scenario cannot "
+                                    "start from [start]; leave [start] out and make the set-up choices as steps")
             self.arrange(st, start)
             first = start.get("player")
             e.start_at(st, start["phase"], None if first is None else first - 1,
@@ -265,4 +270,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
         runner.run()
     except _Stop:
         pass
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
+        raise ScenarioError(f"{path}: this scenario does not fit the ruleset or the format "
+                            f"({type(exc).__name__}: {exc}); see docs/scenarios.md") from None
     return runner.outcomes, runner

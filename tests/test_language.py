@@ -338,3 +338,31 @@ victory for p after x { win if p.hits >= 2 rank by p.hits }
     engine.apply(st, "P3")
     assert st.counters["hits"] == [0, 0, 1]
     assert engine.legal(st) == ["P1", "P3"]
+
+
+def test_a_game_that_only_asks_questions_hits_the_decision_limit(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x {
+    while n >= 0 {
+        choose by player(1) { option a { set n += 1 } option b { set n += 2 } }
+    }
+} }
+""").read_text()
+    (tmp_path / "r.lf").write_text(path.replace('cards "c.toml" }', 'cards "c.toml" decision_limit 50 }'))
+    engine = Engine.load(tmp_path / "r.lf")
+    st = engine.new_game(2, 0)
+    with pytest.raises(GameError) as info:
+        play(engine, st, make_agents("first", 2, 0))
+    assert "more than 50 decisions in one game" in info.value.diagnostic.message
+
+
+def test_huge_counts_are_errors_not_crashes(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x { repeat 100000000000000000000000000000 { set n += 1 } } }
+""")
+    engine = Engine.load(path)
+    with pytest.raises(GameError) as info:
+        engine.new_game(2, 0)
+    assert "more than the step budget" in info.value.diagnostic.message
