@@ -6,10 +6,17 @@ from data alone (procedure name, instruction index and local names).
 """
 from __future__ import annotations
 
+import operator
+
 from rulesdsl import ast as A
 from rulesdsl.checker import ANY, INT, PLAYER, Model
 
 SUSPEND = object()
+
+
+_OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+              ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub,
+              "*": operator.mul}
 
 
 def piece_key(v) -> str:
@@ -148,9 +155,6 @@ class Compiler:
             return lambda rt, env: list(range(rt.st.player_count))
         if n == "player_count":
             return lambda rt, env: rt.st.player_count
-        if t[0] in ("track", "marker", "kind"):
-            return lambda rt, env: n
-
         # An enum value or an action name: the value is the name itself.
         return lambda rt, env: n
 
@@ -247,11 +251,6 @@ class Compiler:
             la = self.as_list(e.left, a)
             lb = self.as_list(e.right, b)
             return lambda rt, env: la(rt, env) + lb(rt, env)
-        ops = {
-            "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-            "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
-            "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
-        }
         if op in ("/", "%"):
             span = e.span
 
@@ -261,36 +260,10 @@ class Compiler:
                     raise RuleError("division by zero", span)
                 return a(rt, env) // y if op == "/" else a(rt, env) % y
             return divide
-        if isinstance(e.right, A.Lit) and op in ("==", "!=", "<", "<=", ">", ">=", "+", "-"):
-            # A literal right side is read once, at compile time.
-            import operator
-            v = e.right.value
-            fn = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-                  ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub}[op]
-            if op == "==":
-                return lambda rt, env: a(rt, env) == v
-            if op == "!=":
-                return lambda rt, env: a(rt, env) != v
-            if op == ">":
-                return lambda rt, env: a(rt, env) > v
+        fn = _OPERATORS[op]
+        if isinstance(e.right, A.Lit):
+            v = e.right.value  # a literal right side is read once, at compile time
             return lambda rt, env: fn(a(rt, env), v)
-        if op == "==":
-            return lambda rt, env: a(rt, env) == b(rt, env)
-        if op == "!=":
-            return lambda rt, env: a(rt, env) != b(rt, env)
-        if op == "<":
-            return lambda rt, env: a(rt, env) < b(rt, env)
-        if op == "<=":
-            return lambda rt, env: a(rt, env) <= b(rt, env)
-        if op == ">":
-            return lambda rt, env: a(rt, env) > b(rt, env)
-        if op == ">=":
-            return lambda rt, env: a(rt, env) >= b(rt, env)
-        if op == "+":
-            return lambda rt, env: a(rt, env) + b(rt, env)
-        if op == "-":
-            return lambda rt, env: a(rt, env) - b(rt, env)
-        fn = ops[op]
         return lambda rt, env: fn(a(rt, env), b(rt, env))
 
     def x_Range(self, e):
@@ -385,7 +358,6 @@ class Compiler:
     def filter_parts(self, e):
         """(collection closure, selector) for `coll where cond`: selector(rt, env, xs) yields the
         elements that pass, lazily, so `any` and `count` can stop early or skip building a list."""
-        import operator
         coll = self.as_list(e.coll)
         cond = e.cond
         elem_t = self.elem_type(e.coll)
@@ -394,8 +366,7 @@ class Compiler:
                 and cond.op in ("==", "!=", "<=", "<", ">=", ">") else None)
         if name is not None and not self._mentions_it(cond.right) and not self.chancy(cond.right):
             rhs = self.expr(cond.right)
-            fn = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, "<": operator.lt,
-                  ">=": operator.ge, ">": operator.gt}[cond.op]
+            fn = _OPERATORS[cond.op]
 
             def fast(rt, env, xs):
                 v = rhs(rt, env)

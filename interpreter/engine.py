@@ -164,7 +164,7 @@ class Engine:
             raise ParamError(errors)
         return values
 
-    def _data(self, fields, assigns_groups, comp, count):
+    def _data(self, fields, comp, count):
         defaults = {}
         for f in fields:
             defaults[f.name] = comp.expr(f.default)(self, {}) if f.default is not None else None
@@ -184,12 +184,12 @@ class Engine:
                 if 0 <= nx < w and 0 <= ny < h and ny * w + nx not in holes:
                     near.append(ny * w + nx)
             adjacent.append(tuple(near))
-        _, cells = self._data(g.cell_fields, None, comp, w * h)
+        _, cells = self._data(g.cell_fields, comp, w * h)
         for group, assigns in g.cells:
             for x, y in group:
                 for a in assigns:
                     cells[(y - 1) * w + (x - 1)][a.name] = comp.expr(a.value)(self, {})
-        line_defaults, _ = self._data(g.line_fields, None, comp, 0)
+        line_defaults, _ = self._data(g.line_fields, comp, 0)
         lines = {f"column {c}": dict(line_defaults) for c in range(1, w + 1)}
         lines.update({f"row {r}": dict(line_defaults) for r in range(1, h + 1)})
         for group, assigns in g.columns:
@@ -209,7 +209,7 @@ class Engine:
                         {k: tuple(v) for k, v in line_cells.items()}, g.edges)
 
     def _track_meta(self, t: A.TrackDecl, comp) -> TrackMeta:
-        _, spaces = self._data(t.fields, None, comp, t.size)
+        _, spaces = self._data(t.fields, comp, t.size)
         for group, assigns in t.spaces:
             for i in group:
                 for a in assigns:

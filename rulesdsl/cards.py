@@ -194,8 +194,7 @@ def cross_check(model, db: CardDB):
             named.add(value)
     if errors:
         raise CardError(errors)
-    from .checker import CheckError
-    from .errors import make
+    from .errors import CheckError
     unused = []
     for name, act in model.actions.items():
         if name not in named:
