@@ -30,7 +30,8 @@ def _params(pairs) -> dict:
 
 
 def _load(args) -> Engine:
-    return Engine.load(args.ruleset, getattr(args, "cards", None), _params(getattr(args, "set", None)))
+    return Engine.load(args.ruleset, getattr(args, "cards", None), _params(getattr(args, "set", None)),
+                       search=tuple(args.path or ()))
 
 
 def cmd_check(args) -> int:
@@ -79,7 +80,8 @@ def cmd_explain(args) -> int:
     from rulesdsl import unparse
     from rulesdsl.checker import check
     from rulesdsl.layers import load_ruleset
-    program = load_ruleset(args.ruleset)
+    from rulesdsl.files import Project
+    program = load_ruleset(args.ruleset, Project.around(args.ruleset, args.path or ()))
     check(program)
     print("# layers, lowest first")
     for i, layer in enumerate(program.layers, 1):
@@ -133,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("ruleset", help="a .lf rules file")
         sp.add_argument("--cards", help="card database (default: the ruleset's `cards` line)")
         sp.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
+        search(sp)
+
+    def search(sp):
+        sp.add_argument("--path", action="append", metavar="DIR",
+                        help="a folder the ruleset may also name files in (besides its project)")
 
     c = sub.add_parser("check", help="check a ruleset and its cards")
     common(c)
@@ -148,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
+    search(x)
     x.set_defaults(func=cmd_explain)
     t = sub.add_parser("test", help="run scenario files")
     common(t)

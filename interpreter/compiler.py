@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from rulesdsl import ast as A
+from rulesdsl.limits import MAX_INLINED_NODES, MAX_INT, MAX_STEP_BUDGET, MIN_INT
 from rulesdsl.checker import ANY, INT, PLAYER, Model
 
 SUSPEND = object()
@@ -17,6 +18,25 @@ SUSPEND = object()
 _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub,
               "*": operator.mul}
+
+
+def bounded(v, span):
+    """`v` itself, if it is not an integer outside the engine's range; a RuleError otherwise."""
+    if type(v) is int and not MIN_INT <= v <= MAX_INT:
+        raise RuleError("a number went outside the engine's range (-2^63 .. 2^63-1)", span)
+    return v
+
+
+def charge(rt, n: int, span, what: str):
+    """Charge `n` steps of work done inside an expression (a long range, a long list) to the budget."""
+    st = rt.st if rt is not None else None
+    if st is None:  # evaluated before any game: parameters and static data
+        if n > MAX_STEP_BUDGET:
+            raise RuleError(f"{what} is longer than the engine allows ({MAX_STEP_BUDGET:,})", span)
+        return
+    st.steps += n
+    if st.steps > rt.step_budget:
+        raise RuleError(f"{what} is more than the step budget ({rt.step_budget:,}) allows", span)
 
 
 def piece_key(v) -> str:
@@ -67,6 +87,7 @@ class Compiler:
         self.trigger_procs: dict[tuple, list] = {}
         self._inline: dict = {}       # parameter -> argument closure while inlining a `def`
         self._inline_depth = 0
+        self._inlined_nodes = 0       # what expansion has copied so far: capped, then calls stay calls
         self.reach_procs: list[str] = []
 
     # ---- helpers ------------------------------------------------------------------------------
@@ -116,7 +137,14 @@ class Compiler:
         defaults = tuple(self.expr(p.default) if p.default is not None else None for p in fn.params)
         holder = {}
 
+        span = fn.span
+
         def call(rt, args, _names=names, _defaults=defaults, _h=holder):
+            st = rt.st if rt is not None else None
+            if st is not None:  # each call is a step: a tree of calls cannot grow without bound
+                st.steps += 1
+                if st.steps > rt.step_budget:
+                    raise RuleError(f"calls of `{fn.name}` are more than the step budget allows", span)
             if len(args) == len(_names):
                 return _h["body"](rt, dict(zip(_names, args)))
             env = {}
@@ -124,7 +152,13 @@ class Compiler:
                 env[n] = args[i] if i < len(args) else _defaults[i](rt, env)
             return _h["body"](rt, env)
         self.funcs[fn.name] = call
-        holder["body"] = self.expr(fn.body)
+        # A definition compiled on its own reads only its own parameters, even when the first call
+        # that needs it sits inside another definition being expanded in place.
+        saved, self._inline, depth, self._inline_depth = self._inline, {}, self._inline_depth, 0
+        try:
+            holder["body"] = self.expr(fn.body)
+        finally:
+            self._inline, self._inline_depth = saved, depth
 
     # ---- expressions --------------------------------------------------------------------------
     def expr(self, e):
@@ -250,7 +284,13 @@ class Compiler:
         if op == "+" and self.t(e)[0] == "list":
             la = self.as_list(e.left, a)
             lb = self.as_list(e.right, b)
-            return lambda rt, env: la(rt, env) + lb(rt, env)
+            span = e.span
+
+            def join(rt, env):
+                out = la(rt, env) + lb(rt, env)
+                charge(rt, len(out), span, f"a list of {len(out)} elements")
+                return out
+            return join
         if op in ("/", "%"):
             span = e.span
 
@@ -261,6 +301,9 @@ class Compiler:
                 return a(rt, env) // y if op == "/" else a(rt, env) % y
             return divide
         fn = _OPERATORS[op]
+        if op == "*":  # the one operator that can make a number grow fast
+            span = e.span
+            return lambda rt, env: bounded(a(rt, env) * b(rt, env), span)
         if isinstance(e.right, A.Lit):
             v = e.right.value  # a literal right side is read once, at compile time
             return lambda rt, env: fn(a(rt, env), v)
@@ -273,8 +316,8 @@ class Compiler:
 
         def numbers(rt, env):
             a, b = lo(rt, env), hi(rt, env)
-            if b - a > (rt.step_budget if rt is not None else 100_000):
-                raise RuleError(f"the range {a}..{b} is longer than the step budget", span)
+            if b >= a:
+                charge(rt, b - a + 1, span, f"the range {a}..{b}")
             return list(range(a, b + 1))
         return numbers
 
@@ -331,6 +374,7 @@ class Compiler:
             return lambda rt, env, xs: [rt.names[rt.st.card_def[x]] for x in xs]
 
         def values(rt, env, xs):
+            charge(rt, len(xs), None, "going through a collection")
             saved = env.get("it")
             out = []
             for x in xs:
@@ -377,6 +421,7 @@ class Compiler:
         c = self.expr(cond)
 
         def slow(rt, env, xs):
+            charge(rt, len(xs), e.span, "going through a collection")
             saved = env.get("it")
             try:
                 for x in xs:
@@ -394,10 +439,14 @@ class Compiler:
             return lambda rt, env: list(select(rt, env, coll(rt, env)))
         c = self.expr(e.cond)
 
+        span = e.span
+
         def keep(rt, env):  # a plain loop: cheaper than the lazy selector when all are wanted
+            xs = coll(rt, env)
+            charge(rt, len(xs), span, "going through a collection")
             saved = env.get("it")
             out = []
-            for x in coll(rt, env):
+            for x in xs:
                 env["it"] = x
                 if c(rt, env):
                     out.append(x)
@@ -442,7 +491,7 @@ class Compiler:
         if any(self.chancy(a) for a in args) or self.chancy(fn.body):
             return False
         nodes = list(A.walk(fn.body))
-        if len(nodes) > 60:
+        if len(nodes) > 60 or self._inlined_nodes + len(nodes) > MAX_INLINED_NODES:
             return False
         uses = {}
         for n in nodes:
@@ -458,6 +507,7 @@ class Compiler:
         if kind == "func" and self.inlinable(self.m.funcs[name], e.args):
             fn = self.m.funcs[name]
             mapping = {prm.name: self.expr(arg) for prm, arg in zip(fn.params, e.args)}
+            self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
             saved = self._inline
             self._inline = mapping
             self._inline_depth += 1
@@ -830,6 +880,14 @@ class Compiler:
     def s_Let(self, proc, s):
         f = self.expr(s.value)
         name = s.name
+
+        if self.t(s.value) == INT:
+            span = s.span
+
+            def let_number(rt, fr):
+                fr.env[name] = bounded(f(rt, fr.env), span)
+            proc.emit(let_number, s.span)
+            return
 
         def let(rt, fr):
             fr.env[name] = f(rt, fr.env)

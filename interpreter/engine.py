@@ -19,7 +19,9 @@ from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
-from rulesdsl.errors import Diagnostic, LanguageError, make, suggest
+from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, suggest
+from rulesdsl.files import FileRefused, Project, check_name
+from rulesdsl.limits import MAX_GAME_STEPS, MAX_INT, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
@@ -108,13 +110,27 @@ class Engine:
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
-    def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None) -> "Engine":
-        """Parse (with layers), check, load cards and compile; each step raises its own error."""
-        model = check(load_ruleset(ruleset))
+    def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None,
+             search: tuple = ()) -> "Engine":
+        """Parse (with layers), check, load cards and compile; each step raises its own error.
+
+        Files the ruleset names must lie in its project or under a `search` folder (see files.py);
+        `cards`, given by the user, replaces the ruleset's own card databases."""
+        project = Project.around(ruleset, search)
+        model = check(load_ruleset(ruleset, project))
         if cards is not None:
-            paths = [cards]
+            paths = [str(cards)]
         else:
-            paths = list(model.game.cards)
+            refused = []
+            for ref in model.game.cards:
+                try:
+                    check_name(ref.written, ref.path, project)
+                except FileRefused as exc:
+                    refused.append(make(ref.span.path, model.program.source_of(ref.span.path), ref.span.line,
+                                        ref.span.col, f"`cards \"{ref.written}\"`: {exc.message}", exc.hint))
+            if refused:
+                raise CardError(refused)
+            paths = [ref.path for ref in model.game.cards]
             if not paths:
                 g = model.game.span
                 raise LanguageError([make(g.path or str(ruleset), model.program.source_of(g.path), g.line, g.col,
@@ -289,7 +305,11 @@ class Engine:
             raise ValueError(f"option {choice} is out of range")
         st.pending = None
         st.decisions += 1
+        st.total_steps += st.steps
         st.steps = 0
+        if st.total_steps > MAX_GAME_STEPS:
+            raise self.runtime_error(self.model.round.span, f"the game has taken more than {MAX_GAME_STEPS:,} "
+                                     "steps in all, the most the engine runs for one game")
         if st.decisions > self.decision_limit:
             raise self.runtime_error(self.model.round.span, f"more than {self.decision_limit} decisions in "
                                      "one game: it does not progress", "raise `decision_limit` in the game block")
@@ -734,6 +754,8 @@ class Engine:
         else:
             old = st.counters[name]
         new = value if op == "=" else old + value if op == "+=" else old - value
+        if not MIN_INT <= new <= MAX_INT:
+            raise RuleError(f"counter `{name}` went outside the engine's range (-2^63 .. 2^63-1)")
         low, high = self._bounds[name]
         if low is not None and new < low:
             new = low

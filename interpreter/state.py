@@ -27,7 +27,7 @@ class GameState:
 
     __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
                  "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",
-                 "pending", "result", "seq", "decisions", "steps", "reached")
+                 "pending", "result", "seq", "decisions", "steps", "total_steps", "reached")
 
     def __init__(self, player_count: int, seed: int):
         self.player_count = player_count
@@ -51,6 +51,7 @@ class GameState:
         self.seq = 0
         self.decisions = 0
         self.steps = 0
+        self.total_steps = 0  # steps of all earlier decisions: the game's whole work, capped
         self.reached: dict[str, list[bool]] = {}
 
     def next_random(self) -> int:
@@ -84,5 +85,6 @@ class GameState:
             "tracks": copy.deepcopy(self.tracks), "grids": copy.deepcopy(self.grids),
             "stack": [f.to_json() for f in self.stack], "pending": copy.deepcopy(self.pending),
             "result": copy.deepcopy(self.result), "decisions": self.decisions,
+            "total_steps": self.total_steps,
             "reached": copy.deepcopy(self.reached),
         }

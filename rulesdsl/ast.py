@@ -149,7 +149,7 @@ class Game:
     min_players: int
     max_players: int
     default_players: int
-    cards: tuple  # card database paths, resolved against the declaring file's folder
+    cards: tuple  # of FileRef: card databases, resolved against the declaring file's folder
     round_limit: int
     step_budget: int
     span: Span
@@ -371,6 +371,15 @@ class VictoryDecl:
 
 
 # ---- layering ------------------------------------------------------------------------------
+@node
+class FileRef:
+    """A file named by a ruleset (`cards "x.toml"`): as written, resolved, and where it is named."""
+
+    path: str      # resolved against the folder of the naming file
+    written: str   # as the ruleset wrote it
+    span: Span
+
+
 @node
 class Extends:
     """`extends "base.lf"`: this ruleset starts from another."""

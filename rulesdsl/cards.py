@@ -11,6 +11,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from . import ast as A
 from .errors import CardError, Diagnostic, make, suggest
+from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
 _NONE_OK = {"action"}
@@ -119,9 +120,15 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
         errors.append(Diagnostic(path, 0, 0, msg))
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CardError([Diagnostic(path, 0, 0, "card database not found")]) from None
+        data = read_bytes(path, DATA_MAX_BYTES)
+    except FileRefused as exc:
+        raise CardError([Diagnostic(path, 0, 0, f"cannot read this card database: {exc.message}",
+                                    exc.hint)]) from None
+    try:
+        text = decode(data)
+    except NotUtf8 as exc:
+        raise CardError([make(path, data.decode("utf-8", errors="replace"), exc.line, exc.col,
+                              "not valid UTF-8", "save the file as UTF-8")]) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

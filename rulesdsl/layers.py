@@ -14,7 +14,8 @@ import attrs
 
 from . import ast as A
 from .errors import CheckError, make, suggest
-from .parser import parse_file
+from .files import RULES_MAX_BYTES, FileRefused, Project, check_name, named_path, read_bytes
+from .parser import decode_rules, parse, parse_file
 
 _CATEGORY = {
     A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
@@ -68,10 +69,13 @@ class _Merger:
         self.errors.append(make(path, self.p.source_of(path), span.line, span.col, message, hint))
 
 
-def load_ruleset(path: str | Path, _stack=()) -> A.Program:
-    """Parse a ruleset and every layer below it; return the effective program."""
+def load_ruleset(path: str | Path, project: Project | None = None, _stack=(), _text=None) -> A.Program:
+    """Parse a ruleset and every layer below it; return the effective program.
+
+    Every file a layer names must lie in `project` (by default, the project of `path`)."""
     path = os.path.normpath(str(path))
-    program = parse_file(path)
+    project = project or Project.around(path)
+    program = parse(_text, path) if _text is not None else parse_file(path)
     extends = [i for i in program.items if isinstance(i, A.Extends)]
     m = _Merger(program)
     if not extends:
@@ -89,14 +93,21 @@ def load_ruleset(path: str | Path, _stack=()) -> A.Program:
         m.err((extends[1] if len(extends) > 1 else first).span,
               "`extends` comes first in a ruleset, and only once")
         raise CheckError(m.errors)
-    parent_path = os.path.normpath(os.path.join(os.path.dirname(path), first.path))
+    parent_path = named_path(first.path, path)
     if parent_path in _stack or parent_path == path:
         m.err(first.span, f"`extends` makes a cycle: {' -> '.join(list(_stack) + [path, parent_path])}")
         raise CheckError(m.errors)
-    if not Path(parent_path).exists():
-        m.err(first.span, f"no ruleset `{first.path}` (looked for {parent_path})")
-        raise CheckError(m.errors)
-    parent = load_ruleset(parent_path, _stack + (path,))
+    try:
+        check_name(first.path, parent_path, project)
+        if not Path(parent_path).exists():
+            m.err(first.span, f"no ruleset `{first.path}` (looked for {parent_path})")
+            raise CheckError(m.errors)
+        data = read_bytes(parent_path, RULES_MAX_BYTES)
+    except FileRefused as exc:
+        m.err(first.span, f"`extends \"{first.path}\"`: {exc.message}", exc.hint)
+        raise CheckError(m.errors) from None
+    text = decode_rules(data, parent_path)
+    parent = load_ruleset(parent_path, project, _stack + (path,), text)
     return merge(parent, program, path, parent_path)
 
 

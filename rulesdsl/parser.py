@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
+from . import limits
 from .errors import ParseError, make
+from .files import RULES_MAX_BYTES, FileRefused, NotUtf8, decode, named_path, read_bytes
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -40,9 +41,19 @@ class _ToAst(Transformer):
             return A.Span(0, 0, 0, 0, self.path)
         return A.Span(meta.line, meta.column, meta.end_line, meta.end_column, self.path)
 
+    def capped(self, tok, ceiling: int, what: str) -> int:
+        """The value of an INT token, refused at its position above an engine-wide ceiling."""
+        value = int(tok)
+        if value > ceiling:
+            span = A.Span(tok.line, tok.column, tok.end_line, tok.end_column, self.path)
+            raise _GrammarMisuse(A.Lit(None, span), f"{what} {value} is more than the engine allows "
+                                 f"({ceiling:,})")
+        return value
+
     # -- terminals
     def INT(self, t):
-        return Token("INT", int(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
+        value = self.capped(t, limits.MAX_INT, "the number")
+        return Token("INT", value, t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
 
     def STRING(self, t):
         return Token("STRING", str(t)[1:-1], t.start_pos, t.line, t.column, t.end_line, t.end_column,
@@ -148,23 +159,26 @@ class _ToAst(Transformer):
                       opts.get("seats", ()), opts.get("decision_limit", 100_000))
 
     def opt_players(self, c):
-        return ("players", (int(c[0]), int(c[1]), None if c[2] is None else int(c[2])))
+        hi = self.capped(c[1], limits.MAX_PLAYERS, "a game of")
+        return ("players", (int(c[0]), hi, None if c[2] is None else int(c[2])))
 
-    def opt_cards(self, c):
+    @v_args(meta=True)
+    def opt_cards(self, meta, c):
         # Resolved against the folder of the file that names it, so layers can live anywhere.
-        return ("cards", os.path.normpath(os.path.join(os.path.dirname(self.path), str(c[0]))))
+        written = str(c[0])
+        return ("cards", A.FileRef(named_path(written, self.path), written, self.span(meta)))
 
     def opt_round_limit(self, c):
-        return ("round_limit", int(c[0]))
+        return ("round_limit", self.capped(c[0], limits.MAX_ROUND_LIMIT, "`round_limit`"))
 
     def opt_decision_limit(self, c):
-        return ("decision_limit", int(c[0]))
+        return ("decision_limit", self.capped(c[0], limits.MAX_DECISION_LIMIT, "`decision_limit`"))
 
     def opt_seats(self, c):
         return ("seats", tuple(str(x) for x in c))
 
     def opt_step_budget(self, c):
-        return ("step_budget", int(c[0]))
+        return ("step_budget", self.capped(c[0], limits.MAX_STEP_BUDGET, "`step_budget`"))
 
     @v_args(meta=True)
     def param_decl(self, meta, c):
@@ -262,7 +276,8 @@ class _ToAst(Transformer):
     def track_decl(self, meta, c):
         fields = tuple(x for x in c[2:] if isinstance(x, A.FieldDecl))
         spaces = tuple((x[1], x[2]) for x in c[2:] if isinstance(x, tuple))
-        return A.TrackDecl(str(c[0]), int(c[1]), fields, spaces, self.span(meta))
+        size = self.capped(c[1], limits.MAX_TRACK_SPACES, "a track of")
+        return A.TrackDecl(str(c[0]), size, fields, spaces, self.span(meta))
 
     def cell_lit(self, c):
         return (int(c[0]), int(c[1]))
@@ -291,6 +306,9 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def grid_decl(self, meta, c):
         name, w, h, kind = str(c[0]), int(c[1]), int(c[2]), str(c[3])
+        if w * h > limits.MAX_GRID_CELLS:
+            raise _GrammarMisuse(A.Lit(None, self.span(meta)), f"a grid of {w} x {h} cells is more than "
+                                 f"the engine allows ({limits.MAX_GRID_CELLS:,} cells)")
         per_player = False
         parts: dict[str, list] = {k: [] for k in ("cell_field", "line_field", "hole", "at", "column", "row", "edges")}
         for item in c[4:]:
@@ -677,12 +695,26 @@ def _end(source: str) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
+def read_rules(path: str | Path) -> str:
+    """The text of a rules file (regular, at most RULES_MAX_BYTES, UTF-8); ParseError otherwise."""
+    try:
+        data = read_bytes(path, RULES_MAX_BYTES)
+    except FileRefused as exc:
+        raise ParseError([make(str(path), None, 0, 0, f"cannot read this rules file: {exc.message}",
+                               exc.hint)]) from None
+    return decode_rules(data, path)
+
+
+def decode_rules(data: bytes, path: str | Path) -> str:
+    """The UTF-8 text of a rules file's bytes; a positioned ParseError at the first bad byte."""
+    try:
+        return decode(data)
+    except NotUtf8 as exc:
+        shown = data.decode("utf-8", errors="replace")
+        raise ParseError([make(str(path), shown, exc.line, exc.col, "not valid UTF-8",
+                               "save the file as UTF-8")]) from None
+
+
 def parse_file(path: str | Path) -> A.Program:
     """Read and parse one rules file; an unreadable file is a positioned ParseError too."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ParseError([make(str(path), None, 0, 0, f"cannot read this rules file: {reason}")]) from None
-    return parse(text, str(path))
+    return parse(read_rules(path), str(path))

@@ -170,7 +170,7 @@ def item(d) -> list[str]:
         opts = [f"players {d.min_players}..{d.max_players} default {d.default_players}"]
         if d.seats:
             opts.append("seats " + ", ".join(f'"{s}"' for s in d.seats))
-        opts += [f'cards "{c}"' for c in d.cards]
+        opts += [f'cards "{c.path}"' for c in d.cards]
         opts += [f"round_limit {d.round_limit}", f"step_budget {d.step_budget}",
                  f"decision_limit {d.decision_limit}"]
         return [f'game "{d.name}" {{', *("    " + o for o in opts), "}"]

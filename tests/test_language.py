@@ -360,7 +360,7 @@ round { phase x {
 def test_huge_counts_are_errors_not_crashes(tmp_path):
     path = write_rules(tmp_path, """
 counter n = 0
-round { phase x { repeat 100000000000000000000000000000 { set n += 1 } } }
+round { phase x { repeat 1000000000000000000 { set n += 1 } } }
 """)
     engine = Engine.load(path)
     with pytest.raises(GameError) as info:

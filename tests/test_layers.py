@@ -58,7 +58,8 @@ def test_amend_def_adds_to_the_lower_value(tmp_path):
     runner = Runner.__new__(Runner)
     runner.engine, runner.path = engine, tmp_path / "x"
     assert runner.evaluate("total(player(1))", st) == 31
-    (tmp_path / "c.lf").write_text(f'extends "{LAYERS / "parent.lf"}"\namend def total(q) = super\n')
+    (tmp_path / "parent.lf").write_text((LAYERS / "parent.lf").read_text())
+    (tmp_path / "c.lf").write_text('extends "parent.lf"\namend def total(q) = super\n')
     with pytest.raises(CheckError) as info:
         load_ruleset(tmp_path / "c.lf")
     assert "must keep the parameters (p)" in info.value.diagnostics[0].message

@@ -1,0 +1,170 @@
+"""Ceilings and confinement: files a ruleset may name, engine-wide limits, bounded integers, and
+the regression test of the definition-expansion defect."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from interpreter.engine import Engine, GameError
+from rulesdsl.errors import CardError, CheckError, ParseError
+from rulesdsl import files
+
+from .test_language import write_rules
+
+PLAYABLE = """
+counter n = 0
+round { phase x { set n += 1 } }
+victory for p after x { win if n > 0 rank by 0 }
+"""
+
+
+def test_a_definition_compiled_during_an_expansion_reads_its_own_parameters(tmp_path):
+    # `outer` is expanded in place; `sq` (its parameter used twice, with a non-trivial argument)
+    # is compiled on its own during that expansion. It must read its own `i`, not the caller's.
+    path = write_rules(tmp_path, """
+counter got = 0 per player
+def sq(i) = i * i
+def outer(i) = sq(i + 1)
+round { phase x each p { choose { option go {
+    let k = 2
+    set p.got += outer(k) + outer(4)
+} } } }
+victory for p after x { win if p.got > 0 rank by p.got }
+""")
+    engine = Engine.load(path)
+    st = engine.new_game(2, 0)
+    engine.apply(st, "go")
+    assert st.counters["got"][0] == 9 + 25
+
+
+@pytest.mark.parametrize("written", ["/etc/passwd", "../../../../../../etc/passwd", "~/x.lf"])
+def test_extends_outside_the_project_is_refused_without_reading(tmp_path, written):
+    (tmp_path / "r.lf").write_text(f'extends "{written}"\n')
+    with pytest.raises(CheckError) as info:
+        Engine.load(tmp_path / "r.lf")
+    text = info.value.render()
+    assert f"{tmp_path / 'r.lf'}:1:1:" in text
+    assert "root:" not in text
+
+
+def test_cards_outside_the_project_are_refused_at_their_line(tmp_path):
+    path = write_rules(tmp_path, PLAYABLE)
+    path.write_text(path.read_text().replace('cards "c.toml"', 'cards "../../etc/passwd"'))
+    with pytest.raises(CardError) as info:
+        Engine.load(path)
+    d = info.value.diagnostics[0]
+    assert (d.line, d.col) == (1, 25) and "outside the ruleset's project" in d.message
+
+
+def test_a_symbolic_link_leaving_the_project_is_refused(tmp_path):
+    (tmp_path / "link.lf").symlink_to("/etc/hostname")
+    (tmp_path / "r.lf").write_text('extends "link.lf"\n')
+    with pytest.raises(CheckError, match="outside the ruleset's project"):
+        Engine.load(tmp_path / "r.lf")
+
+
+def test_a_search_root_widens_the_project(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (tmp_path / "game").mkdir()
+    path = write_rules(tmp_path / "game", PLAYABLE)
+    os.replace(tmp_path / "game" / "c.toml", shared / "c.toml")
+    path.write_text(path.read_text().replace('cards "c.toml"', 'cards "../shared/c.toml"'))
+    with pytest.raises(CardError):
+        Engine.load(path)
+    assert Engine.load(path, search=(shared,)).new_game(2, 0).result is not None
+
+
+def test_a_marker_file_makes_the_project_root(tmp_path):
+    (tmp_path / "lfdsl.toml").write_text("")
+    (tmp_path / "rules").mkdir()
+    path = write_rules(tmp_path / "rules", PLAYABLE)
+    (tmp_path / "cards").mkdir()
+    os.replace(tmp_path / "rules" / "c.toml", tmp_path / "cards" / "c.toml")
+    path.write_text(path.read_text().replace('cards "c.toml"', 'cards "../cards/c.toml"'))
+    assert Engine.load(path).new_game(2, 0).result is not None
+
+
+@pytest.mark.parametrize("target", ["folder", "fifo", "large"])
+def test_only_regular_files_of_bounded_size_are_read(tmp_path, target):
+    where = tmp_path / "x.lf"
+    if target == "folder":
+        where.mkdir()
+        expected = "a folder"
+    elif target == "fifo":
+        os.mkfifo(where)
+        expected = "not a regular file"
+    else:
+        where.write_text("# padding\n" * (files.RULES_MAX_BYTES // 10 + 1))
+        expected = "file too large"
+    (tmp_path / "r.lf").write_text('extends "x.lf"\n')
+    with pytest.raises(CheckError) as info:
+        Engine.load(tmp_path / "r.lf")
+    assert expected in info.value.render()
+    with pytest.raises(ParseError, match=expected):
+        Engine.load(where)
+
+
+@pytest.mark.parametrize("option, value", [("step_budget", 1_000_001), ("round_limit", 10**24),
+                                           ("decision_limit", 10**7)])
+def test_self_set_limits_have_ceilings(tmp_path, option, value):
+    path = write_rules(tmp_path, PLAYABLE)
+    path.write_text(path.read_text().replace('cards "c.toml"', f'cards "c.toml" {option} {value}'))
+    with pytest.raises(ParseError) as info:
+        Engine.load(path)
+    d = info.value.diagnostics[0]
+    assert d.line == 1 and "more than the engine allows" in d.message
+
+
+def test_integers_are_bounded(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x { let v = 2
+    repeat 64 { let v = v * v }
+    set n = v } }
+victory for p after x { win if n > 0 rank by 0 }
+""")
+    with pytest.raises(GameError) as info:
+        Engine.load(path).new_game(2, 0)
+    assert "outside the engine's range" in info.value.diagnostic.message
+    assert info.value.diagnostic.line == 6
+
+
+def test_a_list_that_doubles_is_charged_to_the_step_budget(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x { let l = [1]
+    repeat 60 { let l = l + l }
+    set n = count(l) } }
+victory for p after x { win if n > 0 rank by 0 }
+""")
+    with pytest.raises(GameError, match="step budget"):
+        Engine.load(path).new_game(2, 0)
+
+
+def test_a_tree_of_calls_is_charged_to_the_step_budget(tmp_path):
+    defs = "def d1(x) = x + x\n" + "".join(f"def d{i}(x) = d{i - 1}(d{i - 1}(x))\n" for i in range(2, 40))
+    path = write_rules(tmp_path, defs + """
+counter n = 0
+round { phase x { set n = d39(0) } }
+victory for p after x { win if n >= 0 rank by 0 }
+""")
+    with pytest.raises(GameError, match="step budget"):
+        Engine.load(path).new_game(2, 0)
+
+
+def test_a_game_has_a_total_step_ceiling(tmp_path, monkeypatch):
+    import interpreter.engine as engine_module
+    monkeypatch.setattr(engine_module, "MAX_GAME_STEPS", 500)
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x each p { choose { option go { repeat 50 { set n += 1 } } } } }
+victory for p after x { win if n < 0 rank by 0 }
+""")
+    engine = Engine.load(path)
+    st = engine.new_game(2, 0)
+    with pytest.raises(GameError, match="steps in all"):
+        for _ in range(100):
+            engine.apply(st, "go")
+    assert 500 < st.total_steps < 700
