@@ -1,8 +1,8 @@
 """Where things are in a TOML text: tomllib gives values without positions, so this small scanner
 maps key paths back to lines and columns for the diagnostics of card databases and scenarios.
 
-A path is a tuple of keys and indexes, as the parsed data is walked: `("Animal", 3, "sun")` is the
-`sun` key of the fourth `[[Animal]]` table, `("step", 0, "expect", 1)` the second string of the
+A path is a tuple of keys and indexes, as the parsed data is walked: `("Kind", 3, "cost")` is the
+`cost` key of the fourth `[[Kind]]` table, `("step", 0, "expect", 1)` the second string of the
 first step's `expect` array. Only texts that tomllib has accepted are scanned, so the scanner can
 trust the syntax; it never decides what is valid.
 """
