@@ -56,11 +56,12 @@ class ParamValue:
     source_line: str | None
     key_line: int
     key_col: int
+    typed_source: bool = False  # True when the value comes typed (TOML), not as text to read
 
     def typed(self, default):
         """The value as the type of `default`, or None when it is not one."""
         v = self.value
-        if isinstance(v, str) and not isinstance(default, str):
+        if isinstance(v, str) and not isinstance(default, str) and not self.typed_source:
             if isinstance(default, bool):
                 return {"true": True, "false": False}.get(v)
             return int(v) if _WHOLE_NUMBER.fullmatch(v) else None
@@ -73,7 +74,7 @@ class ParamValue:
     def shown(self) -> str:
         """The value as it was written."""
         v = self.value
-        if self.path == "--set":
+        if not self.typed_source:
             return f"`{v}`"
         if isinstance(v, bool):
             return "true" if v else "false"

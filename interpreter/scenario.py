@@ -399,8 +399,11 @@ class Runner:
             raise self.error(at, f"seat {seat} does not exist: seats are 1 to {st.player_count}", place="key")
         low, high = self.engine._bounds.get(name, (None, None))
         if (low is not None and value < low) or (high is not None and value > high):
-            span = f"{low if low is not None else 'any'} to {high if high is not None else 'any'}"
-            raise self.error(at, f"counter `{name}` holds {span}, not {value}")
+            if low is not None and high is not None:
+                held = f"holds {low} to {high}"
+            else:
+                held = f"is at least {low}" if low is not None else f"is at most {high}"
+            raise self.error(at, f"counter `{name}` {held}, not {value}")
         if seat is not None:
             table = st.counters[name]
             if sub is not None:
@@ -436,7 +439,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
         for k, v in params.items():
             line, col = where.value(("params", k))
             key_line, key_col = where.key(("params", k))
-            given[k] = ParamValue(v, str(path), line, col, where.source_line(line), key_line, key_col)
+            given[k] = ParamValue(v, str(path), line, col, where.source_line(line), key_line, key_col, True)
         try:
             engine = Engine(engine.model, engine.cards, given)
         except ParamError as exc:
