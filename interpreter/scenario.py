@@ -111,7 +111,10 @@ def _check(value, kind, path, problems):
             _check(item, inner, path + (key,), problems)
         elif key not in inner:
             hint = suggest(key, inner)
-            where = f" in [{_dotted(path)}]" if path else ""
+            if path and isinstance(path[-1], int):
+                where = f" in {_dotted(path[:-1])} {path[-1] + 1}"
+            else:
+                where = f" in [{_dotted(path)}]" if path else ""
             problems.append(("key", path + (key,), f"unknown key `{key}`{where}; allowed: {', '.join(sorted(inner))}"
                              + (f" ({hint})" if hint else "")))
         else:

@@ -48,8 +48,6 @@ def decode_error(text: str, exc: tomllib.TOMLDecodeError) -> tuple[int, int, str
     else:
         body = text.rstrip("\n")
         line, col = line_col(body, len(body))
-        col += 1 if body else 0
-        line, col = max(line, 1), max(col, 1)
     plain = _DECODE_ERROR.sub("", message) if m else message
     bad = _ILLEGAL.fullmatch(plain)
     if bad:
