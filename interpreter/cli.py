@@ -25,7 +25,7 @@ def _params(pairs) -> dict:
         if "=" not in pair:
             raise ValueError(f"--set takes name=value, got `{pair}`")
         k, v = pair.split("=", 1)
-        out[k.strip()] = v.strip()
+        out[k] = v  # as typed: the engine shows the argument and refuses a value with spaces
     return out
 
 

@@ -2,23 +2,40 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import attrs
 
+from rulesdsl import ast as A
+from rulesdsl.cards import read_toml
 from rulesdsl.checker import check_expression
-from rulesdsl.errors import LanguageError
+from rulesdsl.errors import Diagnostic, LanguageError, suggest
 from rulesdsl.parser import parse_expression
+from rulesdsl.tomlpos import TomlMap
 
 from .compiler import Compiler, RuleError
 from .engine import Engine, GameError
 from .trace import ListSink, render
 
 SET_ASIDE = "set_aside"
-_KEYS = {"title", "source", "players", "seed", "params", "start", "step"}
-_START_KEYS = {"phase", "player", "round", "zones", "counters", "markers", "tracks", "grids"}
-_STEP_KEYS = {"note", "prompt", "player", "options", "legal", "illegal", "choose", "expect"}
+
+# What each key of a scenario file holds: "text", "int", "bool", "value" (a parameter's: a whole
+# number, true/false or a text), ("list", item), ("table", {key: kind}) with fixed keys,
+# ("map", item) with any keys, and ("steps", {key: kind}) for the array of [[step]] tables.
+_TEXTS = ("list", "text")
+_STEP = {"note": "text", "prompt": "text", "player": "int", "options": _TEXTS, "legal": _TEXTS,
+         "illegal": _TEXTS, "choose": "text", "expect": _TEXTS}
+_START = {"phase": "text", "player": "int", "round": "int", "zones": ("map", _TEXTS),
+          "counters": ("map", "int"), "markers": ("map", "int"), "tracks": ("map", ("map", "int")),
+          "grids": ("map", ("map", "text"))}
+_SCHEMA = ("table", {"title": "text", "source": "text", "players": "int", "seed": "int",
+                     "params": ("map", "value"), "start": ("table", _START), "step": ("steps", _STEP)})
+_KEYS = set(_SCHEMA[1])
+_START_KEYS = set(_START)
+_STEP_KEYS = set(_STEP)
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+_WHAT = {"text": "a text in quotes", "int": "a whole number", "bool": "true or false",
+         "value": "a whole number, true or false, or a text"}
 
 
 @attrs.frozen
@@ -29,30 +46,108 @@ class Outcome:
     text: str
 
 
-class ScenarioError(Exception):
-    """The scenario file itself is wrong (unknown key, unknown card, bad expression...)."""
+class ScenarioError(LanguageError):
+    """The scenario file itself is wrong (unknown key, unknown card, bad expression...); each
+    diagnostic is at the line and column of the scenario file where the mistake is written."""
+
+    step = "scenario"
+
+
+def show(value) -> str:
+    """A value as a scenario writes it: texts in quotes, true/false, lists in brackets."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {show(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _dotted(path) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part + 1}]"
+        else:
+            out += ("." if out else "") + (part if re.fullmatch(r"[A-Za-z0-9_-]+", part) else f'"{part}"')
+    return out
+
+
+def _check(value, kind, path, problems):
+    """Append (place, path, message) for every value of the wrong type and every unknown key."""
+    if isinstance(kind, str):
+        ok = {"text": isinstance(value, str), "bool": isinstance(value, bool),
+              "int": isinstance(value, int) and not isinstance(value, bool),
+              "value": isinstance(value, (int, str))}[kind]
+        if not ok:
+            problems.append(("value", path, f"`{_dotted(path)}` takes {_WHAT[kind]}, not {show(value)}"))
+        return
+    shape, inner = kind
+    if shape == "list":
+        if not isinstance(value, list):
+            problems.append(("value", path, f"`{_dotted(path)}` takes a list in brackets, not {show(value)}"))
+            return
+        for i, item in enumerate(value):
+            _check(item, inner, path + (i,), problems)
+        return
+    if shape == "steps":
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            problems.append(("value", path, f"`{_dotted(path)}` takes [[step]] tables, not {show(value)}"))
+            return
+        for i, item in enumerate(value):
+            _check(item, ("table", inner), path + (i,), problems)
+        return
+    if not isinstance(value, dict):
+        problems.append(("value", path, f"`{_dotted(path)}` takes a table, not {show(value)}"))
+        return
+    for key, item in value.items():
+        if shape == "map":
+            _check(item, inner, path + (key,), problems)
+        elif key not in inner:
+            hint = suggest(key, inner)
+            if path and isinstance(path[-1], int):
+                where = f" in {_dotted(path[:-1])} {path[-1] + 1}"
+            else:
+                where = f" in [{_dotted(path)}]" if path else ""
+            problems.append(("key", path + (key,), f"unknown key `{key}`{where}; allowed: {', '.join(sorted(inner))}"
+                             + (f" ({hint})" if hint else "")))
+        else:
+            _check(item, inner[key], path + (key,), problems)
+
+
+def read(path: str | Path) -> tuple[dict, TomlMap]:
+    """A scenario file's data and the positions of its keys, every key and type checked; raises
+    ScenarioError with all the problems found."""
+    path = str(path)
+    data, where = read_toml(path, ScenarioError, "scenario file not found")
+    problems: list = []
+    _check(data, _SCHEMA, (), problems)
+    if isinstance(data.get("start"), dict) and "phase" not in data["start"]:
+        problems.append(("header", ("start",), "`phase` is missing in [start]: name the phase the scenario starts in"))
+    if problems:
+        raise ScenarioError([_diag(path, where, place, p, msg) for place, p, msg in problems])
+    return data, where
 
 
 def load(path: str | Path) -> dict:
-    """Read a scenario file and reject unknown keys."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
-    _only(data, _KEYS, str(path))
-    _only(data.get("start", {}), _START_KEYS, f"{path} [start]")
-    if "start" in data and "phase" not in data["start"]:
-        raise ScenarioError(f"{path} [start]: `phase` is missing: name the phase the scenario starts in")
-    for i, step in enumerate(data.get("step", []), 1):
-        _only(step, _STEP_KEYS, f"{path} step {i}")
-    return data
+    """Read a scenario file and reject unknown keys and values of the wrong type."""
+    return read(path)[0]
 
 
-def _only(table, allowed, where):
-    extra = sorted(set(table) - allowed)
-    if extra:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
+def _offset(text: str, line: int, col: int) -> int:
+    """The 0-based offset of a 1-based line and column in `text`."""
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[:max(line - 1, 0)]) + max(col - 1, 0)
+
+
+def _diag(path, where: TomlMap, place: str, key_path, message, hint=None) -> Diagnostic:
+    line, col = {"key": where.key, "value": where.value, "header": where.header}[place](key_path)
+    return Diagnostic(str(path), line, col, message, hint, where.source_line(line))
 
 
 class Runner:
@@ -61,37 +156,77 @@ class Runner:
     def __init__(self, engine: Engine, path: str | Path):
         self.engine = engine
         self.path = Path(path)
-        self.data = load(path)
+        self.data, self.where = read(path)
         self.outcomes: list[Outcome] = []
         self.sink = ListSink()
+
+    def error(self, key_path, message, hint=None, place="value") -> ScenarioError:
+        """A ScenarioError at the place of `key_path` in the file."""
+        return ScenarioError([_diag(self.path, self.where, place, tuple(key_path), message, hint)])
 
     def expect(self, ok: bool, text: str):
         self.outcomes.append(Outcome(bool(ok), text))
 
-    def evaluate(self, text: str, st):
+    def compile(self, text: str, key_path=()):
+        """An expectation compiled against the engine's model; errors point into the file."""
         e = self.engine
+        where = f"{self.path}: expect"
         try:
-            where = f"{self.path}: expect"
             node = parse_expression(text, where)
             _, types, calls = check_expression(e.model, node, where, text)
         except LanguageError as exc:
-            raise ScenarioError(exc.render()) from None
+            diags = []
+            for d in exc.diagnostics:
+                if d.path != where:
+                    diags.append(d)
+                    continue
+                offset = _offset(text, d.line, d.col)
+                line, col = self.where.in_string(tuple(key_path), offset) if key_path else (0, 0)
+                diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
+                                        self.where.source_line(line)))
+            raise ScenarioError(diags) from None
         comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)
         comp.m_player_keys = e._player_keys
         comp.funcs = {}  # compiled again with the expectation's argument types
         if comp.chancy(node):
-            raise ScenarioError(f"{self.path}: `{text}` draws from the game's RNG; an expectation must not")
-        fn = comp.expr(node)
+            raise self.error(key_path, f"`{text}` draws from the game's RNG; an expectation must not")
+        return node, comp
+
+    def evaluate(self, text: str, st, key_path=()):
+        """The value of an expectation in state `st`."""
+        node, comp = self.compile(text, key_path)
+        return self._run(comp.expr(node), text, st, key_path)
+
+    def _run(self, fn, text, st, key_path):
+        e = self.engine
         e.st = st
         try:
             return fn(e, {})
-        except (RuleError, TypeError, KeyError, IndexError) as exc:
-            raise ScenarioError(f"{self.path}: cannot evaluate `{text}`: {exc}") from None
+        except RuleError as exc:
+            raise self.error(key_path, f"cannot evaluate `{text}`: {exc.message}") from None
+        except (TypeError, KeyError, IndexError, ValueError, AttributeError):
+            raise self.error(key_path, f"cannot evaluate `{text}` in this state") from None
+
+    def judge(self, text: str, st, key_path=()) -> tuple[bool, str]:
+        """Whether an expectation holds, and, when it does not, what each side of its comparison is."""
+        node, comp = self.compile(text, key_path)
+        value = self._run(comp.expr(node), text, st, key_path)
+        if value is True:
+            return True, ""
+        if isinstance(node, A.Binary) and node.op in _COMPARISONS:
+            left = self._run(comp.expr(node.left), text, st, key_path)
+            right = self._run(comp.expr(node.right), text, st, key_path)
+            return False, f": left side is {show(left)}, right side is {show(right)}"
+        return False, (" (is false)" if value is False else f" (is {show(value)}, not true)")
 
     def run(self) -> list[Outcome]:
         d = self.data
         e = self.engine
-        players = d.get("players", e.model.game.default_players)
+        g = e.model.game
+        players = d.get("players", g.default_players)
+        if not g.min_players <= players <= g.max_players:
+            raise self.error(("players",), f"{g.name} is played by {g.min_players} to {g.max_players} players, "
+                             f"not {players}")
         seed = d.get("seed", 0)
         start = d.get("start")
         if start is None:
@@ -99,10 +234,18 @@ class Runner:
         else:
             st = e.new_game(players, seed, sink=self.sink, setup_only=True)
             if st.pending is not None:
-                raise ScenarioError(f"{self.path}: the set-up asks for a decision, so a scenario cannot "
-                                    "start from [start]; leave [start] out and make the set-up choices as steps")
-            self.arrange(st, start)
+                raise self.error(("start",), "the set-up asks for a decision, so a scenario cannot start from "
+                                 "[start]; leave [start] out and make the set-up choices as steps", place="header")
+            if start["phase"] not in [ph.name for ph in e.phases]:
+                names = [ph.name for ph in e.phases]
+                raise self.error(("start", "phase"), f"no phase `{start['phase']}`; phases: {', '.join(names)}",
+                                 suggest(start["phase"], names))
             first = start.get("player")
+            if first is not None and not 1 <= first <= players:
+                raise self.error(("start", "player"), f"seat {first} does not exist: seats are 1 to {players}")
+            if start.get("round", 1) < 1:
+                raise self.error(("start", "round"), "rounds are numbered from 1")
+            self.arrange(st, start)
             e.start_at(st, start["phase"], None if first is None else first - 1,
                        start.get("round", 1), sink=self.sink)
         for i, step in enumerate(d.get("step", []), 1):
@@ -134,9 +277,9 @@ class Runner:
             except GameError as exc:
                 self.expect(False, f"{tag}: the game failed: {exc}")
                 raise _Stop() from None
-        for text in step.get("expect", []):
-            value = self.evaluate(text, st)
-            self.expect(value is True, f"{tag}: {text}" + ("" if value is True else f" (got {value!r})"))
+        for j, text in enumerate(step.get("expect", [])):
+            ok, detail = self.judge(text, st, ("step", i - 1, "expect", j))
+            self.expect(ok, f"{tag}: {text}{detail}")
 
     # ---- arranging a starting situation ---------------------------------------------------------
     def arrange(self, st, start):
@@ -147,50 +290,64 @@ class Runner:
         for d in e.cards.defs:
             by_name.setdefault(d.name, []).append(d.index)
         for key, names in start.get("zones", {}).items():
-            if key not in st.zones:
-                raise ScenarioError(f"{self.path}: no zone `{key}`; zones: {', '.join(sorted(st.zones))}")
+            at = ("start", "zones", key)
+            if key not in st.zones or key == SET_ASIDE:
+                zones = sorted(z for z in st.zones if z != SET_ASIDE)
+                raise self.error(at, f"no zone `{key}`; zones: {', '.join(zones)}", suggest(key, zones), "key")
             for c in list(st.zones[key]):
                 self._relocate(st, c, SET_ASIDE)
-            for name in names:
-                c = self._find(st, name, key, claimed, by_name)
+            for j, name in enumerate(names):
+                c = self._find(st, name, key, claimed, by_name, at + (j,))
                 self._relocate(st, c, key)
         for key, cells in start.get("grids", {}).items():
+            at = ("start", "grids", key)
             if key not in st.grids:
-                raise ScenarioError(f"{self.path}: no grid `{key}`")
+                raise self.error(at, f"no grid `{key}`; grids: {', '.join(sorted(st.grids))}",
+                                 suggest(key, st.grids), "key")
             gname = key.split(".")[-1]
             meta = e.grid_meta[gname]
             for label, name in cells.items():
-                m = re.fullmatch(r"\((\d+),\s*(\d+)\)", label)
+                m = re.fullmatch(r"\(([0-9]+),[ \t]*([0-9]+)\)", label)
                 if not m:
-                    raise ScenarioError(f"{self.path}: grid cell `{label}` is not written (x,y)")
+                    raise self.error(at + (label,), f"grid cell `{label}` is not written (column,row)",
+                                     place="key")
                 x, y = int(m.group(1)), int(m.group(2))
                 idx = (y - 1) * meta.width + (x - 1)
+                if not (1 <= x <= meta.width and 1 <= y <= meta.height) or idx not in meta.playable:
+                    raise self.error(at + (label,), f"grid `{gname}` has no cell ({x},{y}): it is "
+                                     f"{meta.width} columns by {meta.height} rows", place="key")
                 old = st.grids[key].get(idx)
                 if old is not None:
                     self._relocate(st, old, SET_ASIDE)
-                c = self._find(st, name, key, claimed, by_name)
+                c = self._find(st, name, key, claimed, by_name, at + (label,))
                 self._detach(st, c)
                 st.grids[key][idx] = c
                 st.loc[c] = key
         for key, value in start.get("counters", {}).items():
-            self._set_counter(st, key, value)
+            self._set_counter(st, key, value, ("start", "counters", key))
         for name, seat in start.get("markers", {}).items():
+            at = ("start", "markers", name)
             if name not in st.markers:
-                raise ScenarioError(f"{self.path}: no marker `{name}`")
+                raise self.error(at, f"no marker `{name}`", suggest(name, st.markers), "key")
+            if not 1 <= seat <= st.player_count:
+                raise self.error(at, f"marker `{name}`: seat {seat} does not exist: seats are 1 to {st.player_count}")
             st.markers[name] = seat - 1
         for name, places in start.get("tracks", {}).items():
+            at = ("start", "tracks", name)
             if name not in st.tracks:
-                raise ScenarioError(f"{self.path}: no track `{name}`")
+                raise self.error(at, f"no track `{name}`", suggest(name, st.tracks), "key")
+            size = e.track_meta[name].size
             for p, pos in places.items():
                 if p not in st.tracks[name]:
-                    raise ScenarioError(f"{self.path}: no piece `{p}` on track `{name}`")
+                    raise self.error(at + (p,), f"no piece `{p}` on track `{name}`", suggest(p, st.tracks[name]),
+                                     "key")
+                if not 0 <= pos < size:
+                    raise self.error(at + (p,), f"track `{name}` has spaces 0 to {size - 1}, not {pos}")
                 st.tracks[name][p] = pos
 
-    def _find(self, st, name, key, claimed, by_name):
+    def _find(self, st, name, key, claimed, by_name, at):
         if name not in by_name:
-            from rulesdsl.errors import suggest
-            hint = suggest(name, by_name)
-            raise ScenarioError(f"{self.path}: no card named `{name}`" + (f"; {hint}" if hint else ""))
+            raise self.error(at, f"no card named `{name}`", suggest(name, by_name))
         defs = set(by_name[name])
         owner = key.split(".")[0] + "." if "." in key else None
 
@@ -226,11 +383,29 @@ class Runner:
         st.zones[key].append(c)
         st.loc[c] = key
 
-    def _set_counter(self, st, key, value):
-        m = re.fullmatch(r"(?:P(\d+)\.)?(\w+)(?:\[(\w+)\])?", key)
+    def _set_counter(self, st, key, value, at):
+        m = re.fullmatch(r"(?:P([0-9]+)\.)?([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z0-9_]+)\])?", key)
         if not m or m.group(2) not in st.counters:
-            raise ScenarioError(f"{self.path}: no counter `{key}`")
+            raise self.error(at, f"no counter `{key}`", suggest(key, st.counters), "key")
         seat, name, sub = m.groups()
+        decl = self.engine.model.counters[name]
+        if (seat is not None) != decl.per_player:
+            wanted = f"`P1.{name}`" if decl.per_player else f"`{name}`"
+            raise self.error(at, f"counter `{name}` is {'' if decl.per_player else 'not '}per player: "
+                             f"write {wanted}", place="key")
+        if (sub is not None) != decl.keyed:
+            wanted = f"`{name}[key]`" if decl.keyed else f"`{name}`"
+            raise self.error(at, f"counter `{name}` is {'' if decl.keyed else 'not '}keyed: write {wanted}",
+                             place="key")
+        if seat is not None and not 1 <= int(seat) <= st.player_count:
+            raise self.error(at, f"seat {seat} does not exist: seats are 1 to {st.player_count}", place="key")
+        low, high = self.engine._bounds.get(name, (None, None))
+        if (low is not None and value < low) or (high is not None and value > high):
+            if low is not None and high is not None:
+                held = f"holds {low} to {high}"
+            else:
+                held = f"is at least {low}" if low is not None else f"is at most {high}"
+            raise self.error(at, f"counter `{name}` {held}, not {value}")
         if seat is not None:
             table = st.counters[name]
             if sub is not None:
@@ -256,21 +431,24 @@ class _Stop(Exception):
 
 def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
     """Run one scenario; a failed choice ends it early with a failed outcome. A scenario's
-    `params` table sets ruleset parameters for it (as `--set` does)."""
-    params = load(path).get("params")
+    `params` table sets ruleset parameters for it (as `--set` does); a wrong one is reported at
+    its line in the file."""
+    data, where = read(path)
+    params = data.get("params")
     if params:
-        from .engine import ParamError
+        from .engine import ParamError, ParamValue
+        given = {}
+        for k, v in params.items():
+            line, col = where.value(("params", k))
+            key_line, key_col = where.key(("params", k))
+            given[k] = ParamValue(v, str(path), line, col, where.source_line(line), key_line, key_col, True)
         try:
-            engine = Engine(engine.model, engine.cards, {k: str(v).lower() if isinstance(v, bool) else str(v)
-                                                         for k, v in params.items()})
+            engine = Engine(engine.model, engine.cards, given)
         except ParamError as exc:
-            raise ScenarioError(exc.render()) from None
+            raise ScenarioError(exc.diagnostics) from None
     runner = Runner(engine, path)
     try:
         runner.run()
     except _Stop:
         pass
-    except (TypeError, ValueError, IndexError, KeyError, AttributeError) as exc:
-        raise ScenarioError(f"{path}: this scenario does not fit the ruleset or the format "
-                            f"({type(exc).__name__}: {exc}); see docs/scenarios.md") from None
     return runner.outcomes, runner

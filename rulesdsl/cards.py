@@ -1,7 +1,6 @@
 """The card database: TOML tables structured by the ruleset's card kinds through strict cattrs."""
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 from . import ast as A
 from .errors import CardError, Diagnostic, make, suggest
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
+from .tomlpos import TomlMap, decode_error
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
 _NONE_OK = {"action"}
@@ -25,6 +25,13 @@ class CardDef:
     name: str
     fields: dict = attrs.field(eq=False)
     index: int = 0
+    path: str = attrs.field(default="", eq=False)
+    # field name -> (line, col, source line) of its value; "" -> the card's header
+    at: dict = attrs.field(factory=dict, eq=False)
+
+    def where(self, field: str = "") -> tuple[int, int, str | None]:
+        """Line, column and source line of a field's value (of the card's header for "")."""
+        return self.at.get(field) or self.at.get("") or (0, 0, None)
 
 
 @attrs.frozen
@@ -65,33 +72,34 @@ def _show_value(v):
     return f'"{v}"' if isinstance(v, str) else repr(v)
 
 
-def _problems(entry: dict, kind: A.KindDecl) -> list[str]:
-    """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values."""
+def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, str, str]]:
+    """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values.
+    Each is (where, field, message): where is "key", "value" or "header" (a missing field)."""
     out = []
     fields = {f.name: f for f in kind.fields}
     for key in entry:
         if key != "name" and key not in fields:
             hint = suggest(key, list(fields))
-            out.append(f"unknown field {key!r}" + (f" ({hint})" if hint else ""))
+            out.append(("key", key, f"unknown field {key!r}" + (f" ({hint})" if hint else "")))
     if "name" not in entry:
-        out.append("missing field 'name'")
+        out.append(("header", "", "missing field 'name'"))
     elif not isinstance(entry["name"], str):
-        out.append(f"field 'name': expected text, got {_show_value(entry['name'])}")
+        out.append(("value", "name", f"field 'name': expected text, got {_show_value(entry['name'])}"))
     for f in kind.fields:
         if f.name not in entry:
             if f.default is None:
-                out.append(f"missing field {f.name!r}")
+                out.append(("header", "", f"missing field {f.name!r}"))
             continue
         value = entry[f.name]
         py = _PY_TYPES[f.type.name]
         if value == "none" and f.type.name in _NONE_OK:
             continue
         if not isinstance(value, py) or (py is int and isinstance(value, bool)):
-            out.append(f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}")
+            out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}"))
         elif f.type.name == "enum" and value not in f.type.values:
             hint = suggest(value, f.type.values)
-            out.append(f"field {f.name!r}: {_show_value(value)} is not one of {', '.join(f.type.values)}"
-                       + (f" ({hint})" if hint else ""))
+            out.append(("value", f.name, f"field {f.name!r}: {_show_value(value)} is not one of "
+                        f"{', '.join(f.type.values)}" + (f" ({hint})" if hint else "")))
     return out
 
 
@@ -103,82 +111,89 @@ def _converter():
     return conv
 
 
-def _toml_position(exc) -> tuple[int, int]:
-    """tomllib (3.11) puts the position only in the message: `(at line 5, column 19)`."""
-    m = re.search(r"at line (\d+), column (\d+)", str(exc))
-    if m:
-        return int(m.group(1)), int(m.group(2))
-    return getattr(exc, "lineno", 0) or 0, getattr(exc, "colno", 0) or 0
-
-
-def load_cards(path: str | Path, kinds: dict) -> CardDB:
-    """Load and validate a card database against the ruleset's kinds; raise CardError listing all problems."""
-    path = str(path)
-    errors: list[Diagnostic] = []
-
-    def err(msg):
-        errors.append(Diagnostic(path, 0, 0, msg))
-
+def read_toml(path: str, error=CardError, missing: str = "file not found") -> tuple[dict, TomlMap]:
+    """A TOML file's data and the positions of its keys; a file that is not UTF-8 or not TOML
+    raises `error` with the position of the first problem."""
     try:
         data = read_bytes(path, DATA_MAX_BYTES)
     except FileRefused as exc:
-        raise CardError([Diagnostic(path, 0, 0, f"cannot read this card database: {exc.message}",
-                                    exc.hint)]) from None
+        message = missing if exc.message == "file not found" else f"cannot be read: {exc.message}"
+        raise error([Diagnostic(path, 0, 0, message, exc.hint)]) from None
     try:
         text = decode(data)
     except NotUtf8 as exc:
-        raise CardError([make(path, data.decode("utf-8", errors="replace"), exc.line, exc.col,
-                              "not valid UTF-8", "save the file as UTF-8")]) from None
+        bad_line = data.split(b"\n")[exc.line - 1].decode("utf-8", errors="replace")
+        raise error([Diagnostic(path, exc.line, exc.col, "not valid UTF-8", None, bad_line)]) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line, col = _toml_position(exc)
-        raise CardError([make(path, text, line, col, f"not valid TOML: {exc}")]) from None
+        line, col, message = decode_error(text, exc)
+        raise error([make(path, text, line, col, f"not valid TOML: {message}")]) from None
+    return raw, TomlMap(text)
+
+
+def load_cards(path: str | Path, kinds: dict) -> CardDB:
+    """Load and validate a card database against the ruleset's kinds; raise CardError listing all
+    problems, each at the line and column it is written (a missing field at its card's header)."""
+    path = str(path)
+    errors: list[Diagnostic] = []
+    raw, where = read_toml(path, CardError, "card database not found")
+
+    def err(at: tuple[int, int], msg, hint=None):
+        line, col = at
+        errors.append(Diagnostic(path, line, col, msg, hint, where.source_line(line)))
+
     conv = _converter()
     classes = {name: _kind_class(k) for name, k in kinds.items()}
     defs: list[CardDef] = []
     by_kind: dict[str, list] = {name: [] for name in kinds}
-    names: set[tuple[str, str]] = set()
+    first: dict[tuple[str, str], int] = {}
     for table, entries in raw.items():
         if table not in classes:
-            err(f"table [[{table}]] is not a card kind of the ruleset" +
-                (f"; {suggest(table, classes)}" if suggest(table, classes) else ""))
+            hint = suggest(table, classes)
+            err(where.header((table,)), f"table [[{table}]] is not a card kind of the ruleset" +
+                (f"; {hint}" if hint else ""))
             continue
         if not isinstance(entries, list):
-            err(f"[{table}] must be an array of tables: write [[{table}]]")
+            err(where.header((table,)), f"[{table}] must be an array of tables: write [[{table}]]")
             continue
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
-                err(f"{table} [[{table}]] #{i + 1}: each card must be a table, got {_show_value(entry)}")
+                err(where.value((table, i)),
+                    f"{table} [[{table}]] #{i + 1}: each card must be a table, got {_show_value(entry)}")
                 continue
             label = f"card {entry.get('name')!r}" if isinstance(entry.get("name"), str) else f"[[{table}]] #{i + 1}"
             problems = _problems(entry, kinds[table])
             if problems:
-                for msg in problems:
-                    err(f"{table} {label}: {msg}")
+                for kind_of_place, field, msg in problems:
+                    place = {"key": where.key, "value": where.value, "header": where.header}[kind_of_place]
+                    err(place((table, i, field) if field else (table, i)), f"{table} {label}: {msg}")
                 continue
             try:
                 obj = conv.structure(entry, classes[table])
-            except (ClassValidationError, ForbiddenExtraKeysError) as exc:  # pragma: no cover - pre-validated
-                err(f"{table} {label}: {exc}")
+            except (ClassValidationError, ForbiddenExtraKeysError):  # pragma: no cover - pre-validated
+                err(where.header((table, i)), f"{table} {label}: does not match the card kind")
                 continue
-            if (table, obj.name) in names:
-                err(f"{table} {label}: a second card with this name")
+            if (table, obj.name) in first:
+                err(where.header((table, i)), f"{table} {label}: a second card with this name "
+                    f"(the first is at {path}:{first[(table, obj.name)]})")
                 continue
-            names.add((table, obj.name))
+            first[(table, obj.name)] = where.header((table, i))[0]
             fields = attrs.asdict(obj)
             fields.pop("name")
             for f in kinds[table].fields:
                 if f.type.name in _NONE_OK and fields[f.name] == "none":
                     fields[f.name] = None
-            d = CardDef(table, obj.name, fields, len(defs))
+            at = {"": where.header((table, i)) + (where.source_line(where.header((table, i))[0]),)}
+            for key in entry:
+                line, col = where.value((table, i, key))
+                at[key] = (line, col, where.source_line(line))
+            d = CardDef(table, obj.name, fields, len(defs), path, at)
             defs.append(d)
             by_kind[table].append(d)
     if errors:
         raise CardError(errors)
     return CardDB(path, tuple(defs), {k: tuple(v) for k, v in by_kind.items()})
-
-
 
 
 def cross_check(model, db: CardDB):
@@ -196,8 +211,10 @@ def cross_check(model, db: CardDB):
                 continue
             if value not in model.actions:
                 hint = suggest(value, model.actions)
-                errors.append(Diagnostic(db.path, 0, 0, f"{d.kind} card {d.name!r}: field {f.name!r}: "
-                                         f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else "")))
+                line, col, text = d.where(f.name)
+                errors.append(Diagnostic(d.path or db.path, line, col, f"{d.kind} card {d.name!r}: field {f.name!r}: "
+                                         f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else ""),
+                                         None, text))
             named.add(value)
     if errors:
         raise CardError(errors)
@@ -222,10 +239,13 @@ def merge_cards(dbs) -> CardDB:
         for d in db.defs:
             key = (d.kind, d.name)
             if key in seen:
-                errors.append(Diagnostic(db.path, 0, 0, f"{d.kind} card {d.name!r} is already in {seen[key]}"))
+                line, col, text = d.where()
+                errors.append(Diagnostic(d.path or db.path, line, col,
+                                         f"{d.kind} card {d.name!r} is already in {seen[key]}", None, text))
                 continue
-            seen[key] = db.path
-            nd = CardDef(d.kind, d.name, d.fields, len(defs))
+            first_line = d.where()[0]
+            seen[key] = f"{d.path or db.path}:{first_line}" if first_line else (d.path or db.path)
+            nd = CardDef(d.kind, d.name, d.fields, len(defs), d.path, d.at)
             defs.append(nd)
             by_kind.setdefault(d.kind, []).append(nd)
     if errors:

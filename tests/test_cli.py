@@ -98,7 +98,7 @@ def test_bad_scenario_file(tmp_path, capsys):
     bad = tmp_path / "s.toml"
     bad.write_text('players = 2\nbogus = 1\n')
     assert main(["test", BASE, str(bad)]) == 2
-    assert "unknown key(s) bogus" in capsys.readouterr().err
+    assert "s.toml:2:1: unknown key `bogus`" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["check", "x.lf"], ["run", BASE, "--agents", "nobody"],

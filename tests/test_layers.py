@@ -160,4 +160,4 @@ def test_a_param_may_be_limited_to_allowed_values(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     assert main(["run", "rulesets/solo.lf", "--set", "difficulty=12", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "--set difficulty=12: allowed values are 1..9" in err and ":0:0" not in err
+    assert "--set:1:12: `difficulty` may be 1..9, not `12`" in err and ":0:0" not in err
