@@ -6,24 +6,29 @@ line is wrong (static error); 3 the game failed while running (a rule looped or 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from rulesdsl.errors import LanguageError
 
 from .agents import make_agents, play
-from .engine import Engine, GameError
+from .engine import Engine, GameError, InternalError
 from .scenario import ScenarioError, run_scenario
 from .trace import JsonLinesSink, TextSink, result_lines
 
-EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class UsageError(Exception):
+    """A command-line value that cannot be used (an unknown agent, a player count out of range)."""
 
 
 def _params(pairs) -> dict:
     out = {}
     for pair in pairs or []:
         if "=" not in pair:
-            raise ValueError(f"--set takes name=value, got `{pair}`")
+            raise UsageError(f"--set takes name=value, got `{pair}`")
         k, v = pair.split("=", 1)
         out[k] = v  # as typed: the engine shows the argument and refuses a value with spaces
     return out
@@ -49,14 +54,20 @@ def cmd_run(args) -> int:
     players = args.players if args.players is not None else engine.model.game.default_players
     g = engine.model.game
     if not g.min_players <= players <= g.max_players:
-        raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {players}")
-    agents = make_agents(args.agents, players, args.seed)
+        raise UsageError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {players}")
+    try:
+        agents = make_agents(args.agents, players, args.seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     sinks = []
     trace_file = None
     if not args.quiet:
         sinks.append(TextSink(print, full_state=args.full_state))
     if args.trace:
-        trace_file = open(args.trace, "w", encoding="utf-8")
+        try:
+            trace_file = open(args.trace, "w", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write the trace file {args.trace}: {exc.strerror}") from None
         sinks.append(JsonLinesSink(trace_file))
 
     def sink(event):
@@ -177,13 +188,27 @@ def main(argv=None) -> int:
     except ScenarioError as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)
         return EXIT_STATIC
-    except (ValueError, OSError) as exc:
+    except UsageError as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)
         return EXIT_STATIC
+    except InternalError as exc:
+        print(f"{exc}", file=sys.stderr)
+        print("lfdsl: internal error (a fault of lfdsl, not of the ruleset)", file=sys.stderr)
+        return EXIT_INTERNAL
     except GameError as exc:
         print(f"{exc}", file=sys.stderr)
         print("lfdsl: the game stopped with an error", file=sys.stderr)
         return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        print("lfdsl: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a defect of lfdsl: said plainly, never as a traceback
+        if os.environ.get("LFDSL_DEBUG"):
+            raise
+        print(f"lfdsl: internal error ({type(exc).__name__}: {exc}); this is a fault of lfdsl, not of "
+              "your files: please report it with the command that caused it (LFDSL_DEBUG=1 shows "
+              "the details)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -262,7 +262,15 @@ class Compiler:
             who = self.expr(base.obj)
             return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.keyed_init[name])
         obj = self.expr(e.obj)
-        return lambda rt, env: obj(rt, env)[idx(rt, env)]
+        span = e.span
+
+        def item(rt, env):
+            xs, i = obj(rt, env), idx(rt, env)
+            if not 0 <= i < len(xs):
+                raise RuleError(f"index {i} is outside the list (it has {len(xs)} elements, 0 to "
+                                f"{len(xs) - 1})", span)
+            return xs[i]
+        return item
 
     def x_Unary(self, e):
         f = self.expr(e.operand)

@@ -36,6 +36,10 @@ class GameError(Exception):
         self.diagnostic = diagnostic
 
 
+class InternalError(GameError):
+    """The engine itself failed (a defect of lfdsl): reported with the rule that was running."""
+
+
 class ParamError(LanguageError):
     """A `--set` that names no parameter or gives a value of the wrong type."""
 
@@ -480,10 +484,18 @@ class Engine:
             raise self.runtime_error(self._span_at(proc, pc, in_flow),
                                      f"this rule asks for more than the engine can do ({type(exc).__name__})",
                                      "a count or a distance is far too large") from None
-        except (TypeError, KeyError, IndexError, AttributeError, ValueError) as exc:
+        except (TypeError, AttributeError) as exc:
+            if "NoneType" not in str(exc):
+                raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
+            # The one failure rules can cause here: reading from a value that is none.
             raise self.runtime_error(self._span_at(proc, pc, in_flow),
-                                     f"this rule cannot run here ({type(exc).__name__}: {exc})",
-                                     "a value may be none (an empty zone or a marker nobody holds)") from None
+                                     "this rule reads from a value that is none",
+                                     "an empty zone's top card, a marker nobody holds or a failed draw "
+                                     "is none: test it with `!= none` first") from None
+        except GameError:
+            raise
+        except Exception as exc:  # anything else is the engine's own fault, never the ruleset's
+            raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
 
     def _span_at(self, proc, pc, in_flow):
         """The span of what was running: an instruction, or the phase/victory being started."""
@@ -499,6 +511,17 @@ class Engine:
     def _where(self, proc) -> str:
         return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
                 "setup": "setup", "trigger": f"`{proc.name}`"}.get(proc.kind, proc.name)
+
+    def internal_error(self, span, exc) -> "InternalError":
+        """An unexpected failure inside the engine, reported with the rule that was running."""
+        span = span or A.Span(0, 0)
+        path = span.path or self.path
+        where = f"round {self.st.round}: " if self.st and self.st.round else ""
+        return InternalError(make(path, self.model.program.source_of(path), span.line, span.col,
+                                  f"{where}internal error in the engine while running this rule "
+                                  f"({type(exc).__name__}: {exc})",
+                                  "this is a fault of lfdsl, not of the ruleset: please report it with the "
+                                  "ruleset, the seed and this message"))
 
     def runtime_error(self, span, message, hint=None) -> GameError:
         span = span or A.Span(0, 0)

@@ -168,3 +168,49 @@ victory for p after x { win if n < 0 rank by 0 }
         for _ in range(100):
             engine.apply(st, "go")
     assert 500 < st.total_steps < 700
+
+
+def test_an_engine_fault_is_an_internal_error_not_the_rulesets(tmp_path, monkeypatch):
+    from interpreter.engine import InternalError
+    path = write_rules(tmp_path, PLAYABLE)
+    engine = Engine.load(path)
+
+    def broken(*args):
+        raise KeyError("i1")
+    monkeypatch.setattr(engine, "set_counter", broken)
+    with pytest.raises(InternalError) as info:
+        engine.new_game(2, 0)
+    d = info.value.diagnostic
+    assert d.line == 5 and "internal error in the engine" in d.message
+    assert "fault of lfdsl, not of the ruleset" in d.hint and "none" not in d.hint
+
+
+def test_reading_from_none_is_the_rulesets_error(tmp_path):
+    path = write_rules(tmp_path, """
+zone pile: pile of Token
+counter n = 0
+round { phase x { set n = top(pile).value } }
+victory for p after x { win if n > 0 rank by 0 }
+""")
+    with pytest.raises(GameError) as info:
+        Engine.load(path).new_game(2, 0)
+    d = info.value.diagnostic
+    assert type(info.value) is GameError and d.line == 6 and "a value that is none" in d.message
+
+
+def test_an_index_outside_a_list_is_the_rulesets_error(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0
+round { phase x { set n = [1, 2, 3][-1] } }
+victory for p after x { win if n > 0 rank by 0 }
+""")
+    with pytest.raises(GameError, match=r"index -1 is outside the list \(it has 3 elements"):
+        Engine.load(path).new_game(2, 0)
+
+
+def test_the_cli_reports_an_unexpected_fault_without_a_traceback(tmp_path, capsys, monkeypatch):
+    from interpreter import cli
+    monkeypatch.setattr(cli, "cmd_check", lambda args: {}["boom"])
+    assert cli.main(["check", "rulesets/base.lf"]) == cli.EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert "internal error" in err and "Traceback" not in err
