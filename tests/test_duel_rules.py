@@ -25,6 +25,7 @@ def test_scenario(engine, path):
 # The four victory conditions: scenario -> (winner, reason given by duel.lf).
 VICTORIES = {
     "recruitment_victory": ("P1", "only animals of their season are left in the recruitment line"),
+    "refilled_line_victory": ("P1", "only animals of their season are left in the recruitment line"),
     "fire_victory_8": ("P2", "collected 8 fire tokens"),
     "onibi_victory": ("P1", "Onibi reached the opponent, who already had the Onibi card"),
     "forest_victory_3x3": ("P1", "planted a 3x3 forest"),
