@@ -3,6 +3,7 @@
 The files in `tests/hostile/` carry their expectation inline:
 
     # expect: check exit 2            the command (`check`, or `run --quiet`) and the exit codes allowed
+    # expect-line: 5                 the error is reported at this line of this file (optional)
     # must-not-print: root:          text that must appear in neither stdout nor stderr
                                      (`$CANARY` stands for the value of a variable set for the run)
 
@@ -63,9 +64,10 @@ def lfdsl(*argv, cwd=None) -> tuple[int | None, str, str, float]:
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), cpu
 
 
-def assert_clean_end(result, exits=(2, 3), secrets=()):
+def assert_clean_end(result, exits=(2, 3), secrets=(), where=None):
     """The shared oracle: an allowed exit, no hang, no traceback, a positioned first line of
-    stderr for an error, within the CPU limit, and nothing of a secret printed."""
+    stderr for an error (at `where`, a `(path, line)`, when given), within the CPU limit, and
+    nothing of a secret printed."""
     code, out, err, cpu = result
     shown = f"exit {code}, {cpu:.2f} s CPU\nstderr:\n{err[-2000:]}"
     assert code is not None, f"still running after {WALL_TIMEOUT} s (a hang)\n{shown}"
@@ -76,6 +78,8 @@ def assert_clean_end(result, exits=(2, 3), secrets=()):
     if code in (2, 3):
         first = err.lstrip("\n").split("\n", 1)[0]
         assert POSITIONED.match(first), f"the first line is not `file:line:col: message`\n{shown}"
+        if where is not None:
+            assert first.startswith(f"{where[0]}:{where[1]}:"), f"the error is not at {where[0]}:{where[1]}\n{shown}"
     for secret in secrets:
         assert secret not in out and secret not in err, f"{secret!r} was printed\n{shown}"
 
@@ -89,14 +93,15 @@ def _expectation(path: Path):
     m = re.search(r"^# expect: (check|run) exit ([\d ]+)$", text, re.M)
     assert m, f"{path.name} has no `# expect:` line"
     secrets = [CANARY if s == "$CANARY" else s for s in re.findall(r"^# must-not-print: (.+)$", text, re.M)]
-    return m.group(1), tuple(int(c) for c in m.group(2).split()), secrets
+    line = re.search(r"^# expect-line: (\d+)$", text, re.M)
+    return m.group(1), tuple(int(c) for c in m.group(2).split()), secrets, int(line.group(1)) if line else None
 
 
 @pytest.mark.parametrize("path", _annotated(), ids=lambda p: p.stem)
 def test_hostile_file(path):
-    command, exits, secrets = _expectation(path)
+    command, exits, secrets, line = _expectation(path)
     argv = ["check", str(path)] if command == "check" else ["run", str(path), "--quiet", "--seed", "1"]
-    assert_clean_end(lfdsl(*argv), exits, secrets)
+    assert_clean_end(lfdsl(*argv), exits, secrets, (str(path), line) if line else None)
 
 
 # ---- inputs written at test time --------------------------------------------------------------
