@@ -21,7 +21,7 @@ from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, suggest
-from rulesdsl.files import FileRefused, Project, check_name
+from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable
 from rulesdsl.limits import MAX_GAME_STEPS, MAX_INT, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
@@ -214,6 +214,7 @@ class Engine:
             for ref in model.game.cards:
                 try:
                     check_name(ref.written, ref.path, project)
+                    check_readable(ref.path, DATA_MAX_BYTES)
                 except FileRefused as exc:
                     refused.append(make(ref.span.path, model.program.source_of(ref.span.path), ref.span.line,
                                         ref.span.col, f"`cards \"{ref.written}\"`: {exc.message}", exc.hint))

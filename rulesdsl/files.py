@@ -22,7 +22,7 @@ import attrs
 MARKER = "lfdsl.toml"
 
 # Caps on what one file may hold, checked before it is read.
-RULES_MAX_BYTES = 1 << 20      # a rules file (`.lf`): 1 MiB, about 60 times the largest shipped
+RULES_MAX_BYTES = 256 << 10    # a rules file (`.lf`): 256 KiB, about 15 times the largest shipped
 DATA_MAX_BYTES = 4 << 20       # a card database or a scenario file: 4 MiB
 
 
@@ -88,8 +88,8 @@ def check_name(written: str, resolved: str, project: Project) -> None:
                           f"put a `{MARKER}` in a common parent folder, or pass --path")
 
 
-def read_bytes(path: str | Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
+def check_readable(path: str | Path, limit: int) -> None:
+    """Refuse, without opening it, anything but an existing regular file of at most `limit` bytes."""
     path = str(path)
     try:
         info = os.stat(path)
@@ -103,6 +103,12 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
         raise FileRefused("this is not a regular file (a device, a pipe or a socket)")
     if info.st_size > limit:
         raise FileRefused(f"file too large: {info.st_size:,} bytes, the limit is {limit:,}")
+
+
+def read_bytes(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
+    path = str(path)
+    check_readable(path, limit)
     try:
         # Non-blocking: if the name was swapped for a pipe since the check, open does not wait.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

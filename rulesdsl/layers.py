@@ -99,12 +99,12 @@ def load_ruleset(path: str | Path, project: Project | None = None, _stack=(), _t
         raise CheckError(m.errors)
     try:
         check_name(first.path, parent_path, project)
-        if not Path(parent_path).exists():
-            m.err(first.span, f"no ruleset `{first.path}` (looked for {parent_path})")
-            raise CheckError(m.errors)
         data = read_bytes(parent_path, RULES_MAX_BYTES)
     except FileRefused as exc:
-        m.err(first.span, f"`extends \"{first.path}\"`: {exc.message}", exc.hint)
+        if exc.message == "file not found":
+            m.err(first.span, f"no ruleset `{first.path}` (looked for {parent_path})")
+        else:
+            m.err(first.span, f"`extends \"{first.path}\"`: {exc.message}", exc.hint)
         raise CheckError(m.errors) from None
     text = decode_rules(data, parent_path)
     parent = load_ruleset(parent_path, project, _stack + (path,), text)

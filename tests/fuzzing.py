@@ -462,6 +462,7 @@ class Runner:
         self._template = self.base / "template"
         shutil.copytree(ROOT / "rulesets", self._template / "rulesets")
         shutil.copytree(ROOT / "cards", self._template / "cards")
+        shutil.copy(ROOT / "lfdsl.toml", self._template / "lfdsl.toml")  # the project root
         (self._template / "scenarios").mkdir()
         self._warm()
 

@@ -64,10 +64,11 @@ def lfdsl(*argv, cwd=None) -> tuple[int | None, str, str, float]:
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), cpu
 
 
-def assert_clean_end(result, exits=(2, 3), secrets=(), where=None):
+def assert_clean_end(result, exits=(2, 3), secrets=(), where=None, whole_file=None):
     """The shared oracle: an allowed exit, no hang, no traceback, a positioned first line of
     stderr for an error (at `where`, a `(path, line)`, when given), within the CPU limit, and
-    nothing of a secret printed."""
+    nothing of a secret printed. A file given on the command line that cannot be read at all
+    (`whole_file`) is named alone: `path: message`."""
     code, out, err, cpu = result
     shown = f"exit {code}, {cpu:.2f} s CPU\nstderr:\n{err[-2000:]}"
     assert code is not None, f"still running after {WALL_TIMEOUT} s (a hang)\n{shown}"
@@ -77,7 +78,8 @@ def assert_clean_end(result, exits=(2, 3), secrets=(), where=None):
     assert cpu < CPU_LIMIT, shown
     if code in (2, 3):
         first = err.lstrip("\n").split("\n", 1)[0]
-        assert POSITIONED.match(first), f"the first line is not `file:line:col: message`\n{shown}"
+        assert POSITIONED.match(first) or (whole_file and first.startswith(f"{whole_file}: ")), \
+            f"the first line is not `file:line:col: message`\n{shown}"
         if where is not None:
             assert first.startswith(f"{where[0]}:{where[1]}:"), f"the error is not at {where[0]}:{where[1]}\n{shown}"
     for secret in secrets:
@@ -173,7 +175,7 @@ def test_extends_a_symbolic_link_out_of_the_folder(tmp_path):
 
 
 def test_the_rules_file_given_is_a_device():
-    assert_clean_end(lfdsl("check", "/dev/zero"), exits=(2,))
+    assert_clean_end(lfdsl("check", "/dev/zero"), exits=(2,), whole_file="/dev/zero")
 
 
 def test_a_rules_file_of_five_megabytes(tmp_path):
@@ -181,7 +183,9 @@ def test_a_rules_file_of_five_megabytes(tmp_path):
     text = GAME.format(cards="tiny.toml") + "\n".join(lines) + "\n" + ROUND
     assert len(text) > 5_000_000
     (_folder(tmp_path) / "big.lf").write_text(text)
-    assert_clean_end(lfdsl("check", str(tmp_path / "big.lf")), exits=(2,))
+    result = lfdsl("check", str(tmp_path / "big.lf"))
+    assert_clean_end(result, exits=(2,), whole_file=tmp_path / "big.lf")
+    assert "file too large" in result[2]
 
 
 def test_a_card_file_of_five_megabytes(tmp_path):
@@ -197,7 +201,9 @@ def test_a_scenario_file_of_five_megabytes(tmp_path):
     steps = "".join(f'[[step]]\nnote = "step {i}"\nexpect = ["n >= 0"]\n\n' for i in range(150_000))
     assert len(steps) > 5_000_000
     (tmp_path / "big.toml").write_text('title = "big"\n\n' + steps)
-    assert_clean_end(lfdsl("test", str(tmp_path / "r.lf"), str(tmp_path / "big.toml")), exits=(2,))
+    result = lfdsl("test", str(tmp_path / "r.lf"), str(tmp_path / "big.toml"))
+    assert_clean_end(result, exits=(2,), whole_file=tmp_path / "big.toml")
+    assert "file too large" in result[2]
 
 
 def test_ten_thousand_nested_parentheses(tmp_path):
@@ -217,5 +223,12 @@ def test_ten_thousand_nested_blocks(tmp_path):
 def test_a_sum_of_a_hundred_thousand_terms(tmp_path):
     """A long left-nested chain (1 + 1 + ...) is as deep as nesting for a recursive walk."""
     text = GAME.format(cards="tiny.toml").replace("counter n = 0", "counter n = " + " + ".join(["1"] * 100_000))
+    (_folder(tmp_path) / "r.lf").write_text(text + ROUND)
+    assert_clean_end(lfdsl("check", str(tmp_path / "r.lf")), exits=(0, 2), whole_file=tmp_path / "r.lf")
+
+
+def test_a_sum_of_twenty_thousand_terms(tmp_path):
+    """Within the size cap, a long chain is checked (or refused as too deep) quickly."""
+    text = GAME.format(cards="tiny.toml").replace("counter n = 0", "counter n = " + " + ".join(["1"] * 20_000))
     (_folder(tmp_path) / "r.lf").write_text(text + ROUND)
     assert_clean_end(lfdsl("check", str(tmp_path / "r.lf")), exits=(0, 2))
