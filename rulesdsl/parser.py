@@ -13,11 +13,8 @@ from .errors import ParseError, make
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
-_TOKEN_NAMES = {
-    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "`{`", "RBRACE": "`}`",
-    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "EQUAL": "`=`", "COLON": "`:`",
-    "COMMA": "`,`", "SEMICOLON": "`;`", "$END": "end of file",
-}
+# Terminals matched by a pattern rather than a fixed text, in the words a user knows them by.
+_PATTERN_NAMES = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of file"}
 
 
 @functools.cache
@@ -617,15 +614,46 @@ class _GrammarMisuse(Exception):
         self.message = message
 
 
+_FIRST = ["`}`", "`)`", "`]`", "`{`", "`;`", "`,`", "`=`", "`==`"]
+
+
+@functools.cache
+def _terminal_texts() -> dict[str, str]:
+    """Every terminal of the grammar (anonymous ones too) -> what the user would type for it."""
+    out = dict(_PATTERN_NAMES)
+    for t in _parser().terminals:
+        if t.name in out:
+            continue
+        if t.pattern.type == "str":
+            out[t.name] = f"`{t.pattern.value}`"
+        else:
+            out[t.name] = f"a {t.name.lower().replace('_', ' ')}"
+    return out
+
+
+def readable_terminal(name: str) -> str:
+    """What a user can type for one grammar terminal: `=`, `{`, `round`, a name, a number..."""
+    return _terminal_texts().get(name, "a symbol")
+
+
 def _expected(exc: UnexpectedInput) -> str:
-    names = {_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.replace("_", "").isalpha() else e)
-             for e in getattr(exc, "expected", ()) or ()}
+    wanted = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()
+    interactive = getattr(exc, "interactive_parser", None)
+    if interactive is not None:
+        # The LALR table's own set is merged across contexts; replaying the reductions is exact.
+        try:
+            wanted = interactive.accepts() or wanted
+        except Exception:  # noqa: BLE001 - an imprecise hint is better than none
+            pass
+    names = {readable_terminal(e) for e in wanted}
     if not names:
         return ""
-    # Punctuation first: a missing `}` or `)` is the most common slip.
-    ordered = sorted(names, key=lambda n: (n.strip("`").isalpha(), n))
-    if len(ordered) > 10:
-        ordered = ordered[:10] + ["..."]
+    # A missing bracket is the most common slip, so brackets come first, then other punctuation,
+    # then keywords, then "a name", "a number"...
+    ordered = sorted(names, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST),
+                                           not n.startswith("`"), n.strip("`").isalpha(), n))
+    if len(ordered) > 12:
+        ordered = ordered[:12] + ["..."]
     return "expected " + ", ".join(ordered)
 
 
