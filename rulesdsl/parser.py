@@ -5,7 +5,7 @@ import functools
 import os
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -667,37 +667,133 @@ def parse_expression(source: str, path: str = "<expression>"):
     return _parse(source, path, "expr")
 
 
+# Deeper rule trees than this would exhaust the interpreter's recursion in the later steps.
+MAX_NESTING = 256
+
+# Tokens that can only start a top-level declaration: meeting one where a `}` would do means a
+# block above it was left open.
+_ITEM_STARTS = {"GAME", "PARAM", "KIND", "ZONE", "COUNTER", "MARKER", "PIECE", "ROUTINE", "TRACK",
+                "GRID", "DEF", "SETUP", "ROUND", "VICTORY", "EXTENDS", "AMEND"}
+
+
 def _parse(source: str, path: str, start: str):
     try:
         tree = _parser().parse(source, start=start)
-        result = _ToAst(path).transform(tree)
     except UnexpectedToken as exc:
         tok = exc.token
-        what = "end of file" if tok.type == "$END" else f"`{tok}`"
+        at_end = tok.type == "$END"
+        what = "end of file" if at_end else f"`{tok}`"
         hint = _expected(exc) or None
         line, col = (exc.line, exc.column) if exc.line not in (None, -1) else _end(source)
-        raise ParseError([make(path, source, line, col, f"unexpected {what}", hint)]) from None
+        message = f"unexpected {what}"
+        if at_end or (tok.type in _ITEM_STARTS and "`}`" in (hint or "")):
+            message += _unclosed(source, len(source) if at_end else tok.start_pos)
+        raise ParseError([make(path, source, line, col, message, hint)]) from None
     except UnexpectedCharacters as exc:
         ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
         raise ParseError([make(path, source, exc.line, exc.column, f"unexpected character `{ch}`",
                                _expected(exc) or None)]) from None
     except UnexpectedEOF as exc:
         line, col = _end(source)
-        raise ParseError([make(path, source, line, col, "unexpected end of file",
+        raise ParseError([make(path, source, line, col, "unexpected end of file" + _unclosed(source, len(source)),
                                _expected(exc) or None)]) from None
-    except RecursionError:
-        raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
-                               "split it with `let` or a `def`")]) from None
+    deep = _too_deep(tree)
+    if deep is not None:
+        raise ParseError([make(path, source, deep[0], deep[1], f"nested too deeply (more than {MAX_NESTING} levels)",
+                               "split it with `let`, a `def` or a `routine`")]) from None
+    try:
+        result = _ToAst(path).transform(tree)
     except VisitError as exc:
         inner = exc.orig_exc
-        if isinstance(inner, RecursionError):
-            raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
-                                   "split it with `let` or a `def`")]) from None
         if isinstance(inner, _GrammarMisuse):
             span = getattr(inner.node, "span", A.Span(1, 1))
             raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
         raise
     return result
+
+
+def _too_deep(tree) -> tuple[int, int] | None:
+    """Where the rule tree first goes deeper than MAX_NESTING levels (the start of that part)."""
+    todo = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            return (meta.line, meta.column) if not getattr(meta, "empty", True) else (1, 1)
+        todo.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
+    return None
+
+
+def _unclosed(source: str, upto: int) -> str:
+    """`: the block of action `x` opened at line 3 is not closed`, or "" if every `{` is closed.
+
+    The innermost block still open where the parser stopped is named.
+    """
+    tokens = []
+    try:
+        for tok in _parser().lex(source):
+            if tok.start_pos >= upto:
+                break
+            tokens.append(tok)
+    except UnexpectedInput:
+        pass
+    opened = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "LBRACE":
+            opened.append(i)
+        elif tok.type == "RBRACE" and opened:
+            opened.pop()
+    if not opened:
+        return ""
+    i = opened[-1]
+    return f": {_block_name(tokens, i)} opened at line {tokens[i].line} is not closed"
+
+
+_BLOCK_HEADS = {"GAME", "KIND", "TRACK", "GRID", "ACTION", "ROUTINE", "SETUP", "ROUND", "PHASE", "ON",
+                "VICTORY", "IF", "ELIF", "ELSE", "FOR", "REPEAT", "WHILE", "CHOOSE", "OPTION", "PICK",
+                "STEP", "JUMPING", "PASSING", "AT", "BEFORE", "AFTER", "REPLACE", "FIRST", "LAST"}
+_NAMED = {"KIND": "kind", "TRACK": "track", "GRID": "grid", "ACTION": "action", "ROUTINE": "routine",
+          "PHASE": "phase", "OPTION": "option", "STEP": "step"}
+_SINGLE_BLOCKS = {"GAME": "game", "SETUP": "setup", "ROUND": "round", "VICTORY": "victory"}
+
+
+def _block_name(tokens, brace: int) -> str:
+    """What the `{` at tokens[brace] belongs to, from the words before it."""
+    before = tokens[max(0, brace - 6):brace]
+    if any(t.type == "VICTORY" for t in before):
+        return "the victory block"
+    depth = 0
+    for h in range(brace - 1, -1, -1):
+        t = tokens[h]
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            depth -= 1
+        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON"):
+            break
+        elif depth == 0 and t.type in _BLOCK_HEADS:
+            return _head_text(tokens, h)
+    return "a block"
+
+
+def _head_text(tokens, h: int) -> str:
+    t = tokens[h]
+    nxt = str(tokens[h + 1]) if h + 1 < len(tokens) else ""
+    amend = h > 0 and tokens[h - 1].type == "AMEND"
+    if t.type in _SINGLE_BLOCKS:
+        return f"the block of `amend {_SINGLE_BLOCKS[t.type]}`" if amend else f"the {_SINGLE_BLOCKS[t.type]} block"
+    if t.type in _NAMED:
+        return f"the block of `amend {_NAMED[t.type]} {nxt}`" if amend else f"the block of {_NAMED[t.type]} `{nxt}`"
+    if t.type == "ON":
+        if nxt == "reach":
+            return "the block of the trigger `on reach`"
+        zone = str(tokens[h + 2]) if h + 2 < len(tokens) else ""
+        return f"the block of the trigger `on {nxt} {zone}`"
+    if t.type in ("BEFORE", "AFTER", "REPLACE"):
+        return f"the block of the amendment `{t} {nxt}`"
+    if t.type in ("FIRST", "LAST"):
+        return f"the block of the amendment `{t}`"
+    return f"the block of the `{t}` statement" if t.type != "AT" else "the block of `at` data"
 
 
 def _end(source: str) -> tuple[int, int]:
@@ -709,8 +805,17 @@ def parse_file(path: str | Path) -> A.Program:
     """Read and parse one rules file; an unreadable file is a positioned ParseError too."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        data = p.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
         raise ParseError([make(str(path), None, 0, 0, f"cannot read this rules file: {reason}")]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        shown = data.decode("utf-8", errors="replace")
+        raise ParseError([make(str(path), shown, line, col, "not valid UTF-8",
+                               "save the file as UTF-8 text")]) from None
     return parse(text, str(path))
