@@ -686,6 +686,13 @@ def _parse(source: str, path: str, start: str):
         hint = _expected(exc) or None
         line, col = (exc.line, exc.column) if exc.line not in (None, -1) else _end(source)
         message = f"unexpected {what}"
+        before = _token_before(source, tok.start_pos) if tok.type == "ON" else None
+        if before is not None and before.type in ("REPLACE", "AMEND"):
+            raise ParseError([make(path, source, before.line, before.column,
+                                   f"a trigger cannot be {'replaced' if before.type == 'REPLACE' else 'amended'}: "
+                                   "layers can only add triggers",
+                                   f"drop `{before}`: the trigger then runs after the lower layers' triggers "
+                                   "for the same event")]) from None
         if at_end or (tok.type in _ITEM_STARTS and "`}`" in (hint or "")):
             message += _unclosed(source, len(source) if at_end else tok.start_pos)
         raise ParseError([make(path, source, line, col, message, hint)]) from None
@@ -712,6 +719,24 @@ def _parse(source: str, path: str, start: str):
     return result
 
 
+def _tokens_before(source: str, upto: int) -> list:
+    """The tokens of `source` that start before offset `upto` (as far as the text can be split)."""
+    tokens = []
+    try:
+        for tok in _parser().lex(source):
+            if tok.start_pos >= upto:
+                break
+            tokens.append(tok)
+    except UnexpectedInput:
+        pass
+    return tokens
+
+
+def _token_before(source: str, upto: int):
+    tokens = _tokens_before(source, upto)
+    return tokens[-1] if tokens else None
+
+
 def _too_deep(tree) -> tuple[int, int] | None:
     """Where the rule tree first goes deeper than MAX_NESTING levels (the start of that part)."""
     todo = [(tree, 1)]
@@ -729,14 +754,7 @@ def _unclosed(source: str, upto: int) -> str:
 
     The innermost block still open where the parser stopped is named.
     """
-    tokens = []
-    try:
-        for tok in _parser().lex(source):
-            if tok.start_pos >= upto:
-                break
-            tokens.append(tok)
-    except UnexpectedInput:
-        pass
+    tokens = _tokens_before(source, upto)
     opened = []
     for i, tok in enumerate(tokens):
         if tok.type == "LBRACE":
