@@ -6,6 +6,7 @@ line is wrong (static error); 3 the game failed while running (a rule looped or 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -157,11 +158,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _silence_stdout():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     """Entry point of the `lfdsl` command."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`lfdsl run ... | head`): that is not an error. Later writes and the
+        # interpreter's own flush at exit go to devnull, so nothing more is reported.
+        _silence_stdout()
+        return EXIT_OK
     except LanguageError as exc:
         print(exc.render(), file=sys.stderr)
         print(f"lfdsl: {len(exc.diagnostics)} error(s) ({exc.step})", file=sys.stderr)

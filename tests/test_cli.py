@@ -108,3 +108,15 @@ def test_no_traceback_in_a_subprocess(argv):
                        cwd=ROOT)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and r.stderr.strip()
+
+
+def test_closed_pipe_ends_quietly():
+    """`lfdsl run ... | head -1`: the reader leaves early; the run ends with exit 0 and no message."""
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / "duel.lf")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert first.startswith(b"Living Forest Duel:")
+    assert b"Broken pipe" not in err and b"Errno" not in err and b"Traceback" not in err
