@@ -391,8 +391,34 @@ class Engine:
     def runtime_error(self, span, message, hint=None) -> GameError:
         span = span or A.Span(0, 0)
         prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
+        prefix += self._trigger_context(span)
         path = span.path or self.path
         return GameError(make(path, self.model.program.source_of(path), span.line, span.col, prefix + message, hint))
+
+    def _trigger_context(self, span) -> str:
+        """`in the trigger `on enter z` (f.lf:9), fired by the statement at f.lf:4: ` when the error
+        is inside the trigger that is running, else "". Frames pushed but not yet started have pc 0,
+        so the running frame is the top-most one that has started, and the one that fired a trigger
+        is the next started frame below it: it is still on the statement that caused the event."""
+        st = self.st
+        started = [fr for fr in (st.stack if st else ()) if fr.pc > 0]
+        if not started or not started[-1].proc.startswith("trigger:"):
+            return ""
+        decl = self.model.triggers[int(started[-1].proc.split(":", 1)[1])]
+        d = decl.span
+        if (span.path or self.path) != (d.path or self.path) or not d.line <= span.line <= d.end_line:
+            return ""
+        what = "on reach" if decl.event == "reach" else f"on {decl.event} {decl.target}"
+        text = f"in the trigger `{what}` ({d.path or self.path}:{d.line})"
+        if decl.event == "reach":
+            return text + ", fired when its condition became true at the end of a turn: "
+        if len(started) > 1:
+            below = started[-2]
+            spans = self.procs[below.proc].spans
+            if 0 < below.pc <= len(spans) and spans[below.pc - 1] is not None:
+                at = spans[below.pc - 1]
+                return text + f", fired by the statement at {at.path or self.path}:{at.line}:{at.col}: "
+        return text + ": "
 
     def advance_flow(self, st: GameState) -> bool:
         """Start the next body of the game's flow; False when the game is over."""
