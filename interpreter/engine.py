@@ -661,8 +661,10 @@ class Engine:
         st.loc[card] = dest
         if self.sink is not None:
             hidden = self._hidden(dest) and self._hidden(src)
-            self.emit("move", {"card": "a hidden card" if hidden else self.names[st.card_def[card]],
-                               "from": src, "to": dest})
+            data = {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src, "to": dest}
+            if bottom:
+                data["bottom"] = True
+            self.emit("move", data)
         zname = dest.split(".")[-1]
         if ("enter", zname) in self.triggers:
             owner = self._owner(dest)
