@@ -100,6 +100,7 @@ class Engine:
             self.victory_scores = [(s.name, comp.expr(s.value)) for s in v.scores]
             self.victory_win = comp.expr(v.win)
             self.victory_rank = comp.expr(v.rank)
+            self.victory_reasons = [(comp.expr(c), text) for c, text in v.reasons if text is not None]
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit
@@ -523,7 +524,7 @@ class Engine:
         best = max(ranks.values())
         top = [p for p in winners if ranks[p] == best]
         st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
-                     "reason": f"win condition met after phase `{self.model.victory.after}`"
+                     "reason": self._victory_reason(top)
                                + (f"; shared win at equal rank ({best})" if len(top) > 1
                                   else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
@@ -531,6 +532,19 @@ class Engine:
         st.stage = "over"
         self.emit("game_end", st.result)
         return True
+
+    def _victory_reason(self, winners) -> str:
+        """The texts of the win conditions the winners met (the first met, per winner), or a generic
+        reason when the victory block gives none."""
+        texts = []
+        var = self.model.victory.var
+        for p in winners:
+            env = {var: p}
+            env.update(self.scores(self.st, p))
+            text = next((t for cond, t in self.victory_reasons if cond(self, env)), None)
+            if text is not None and text not in texts:
+                texts.append(text)
+        return ", ".join(texts) or f"win condition met after phase `{self.model.victory.after}`"
 
     # ---- services used by compiled instructions --------------------------------------------------
     def emit(self, event: str, data: dict, player=None):

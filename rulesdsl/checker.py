@@ -334,6 +334,9 @@ class Checker:
                 self.expect(s.value, scope, (INT,), "a score")
                 scope.vars[s.name] = INT
             self.expect(v.win, scope, (BOOL,), "the win condition")
+            for cond, reason in v.reasons:
+                if reason is not None and not reason.strip():
+                    self.err(cond, "the reason of a win condition is empty", "describe what the player achieved")
             self.expect(v.rank, scope, (INT,), "the ranking")
         for fn in self.funcs.values():
             if fn not in self.types:

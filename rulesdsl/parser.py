@@ -138,6 +138,9 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def game_decl(self, meta, c):
         opts = dict(c[1:])
+        if "name" in opts:
+            raise _GrammarMisuse(A.Lit(None, self.span(meta)),
+                                 "the game's name is the text after `game`; `name` is for `amend game`")
         lo, hi, default = opts.get("players", (1, 1, None))
         cards = tuple(v for k, v in c[1:] if k == "cards")
         return A.Game(str(c[0]), lo, hi, default if default is not None else lo, cards,
@@ -159,6 +162,9 @@ class _ToAst(Transformer):
 
     def opt_seats(self, c):
         return ("seats", tuple(str(x) for x in c))
+
+    def opt_name(self, c):
+        return ("name", str(c[0]))
 
     def opt_step_budget(self, c):
         return ("step_budget", int(c[0]))
@@ -369,7 +375,15 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def victory_decl(self, meta, c):
-        return A.VictoryDecl(str(c[0]), str(c[1]), tuple(c[2:-2]), c[-2], c[-1], self.span(meta))
+        scores = tuple(x for x in c[2:-1] if isinstance(x, A.ScoreDecl))
+        reasons = tuple(x for x in c[2:-1] if isinstance(x, tuple))
+        win = reasons[0][0]
+        for cond, _ in reasons[1:]:
+            win = A.Binary("or", win, cond, cond.span)
+        return A.VictoryDecl(str(c[0]), str(c[1]), scores, win, c[-1], self.span(meta), reasons)
+
+    def win_clause(self, c):
+        return (c[0], None if c[1] is None else str(c[1]))
 
     # -- layering
     @v_args(meta=True)
