@@ -23,6 +23,11 @@ def T_list(elem):
     return ("list", elem)
 
 
+_DECL_WORDS = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
+               A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
+               A.FuncDecl: "def", A.ActionDecl: "action"}
+
+
 def show(t) -> str:
     """A type as the designer would name it."""
     if t[0] in ("card", "def"):
@@ -241,6 +246,13 @@ class Checker:
             if f.type.name == "enum":
                 if len(set(f.type.values)) != len(f.type.values):
                     self.err(f.type, "an enum value is listed twice")
+                for v in f.type.values:
+                    if v in self.decls:
+                        what = _DECL_WORDS.get(type(self.decls[v]), "declaration")
+                        if what == "action" and self.decls[v].routine:
+                            what = "routine"
+                        self.err(f.type, f"enum value `{v}` of {owner}'s field {f.name} is also the name of {what} `{v}`",
+                                 f"in a rule `{v}` would mean the {what}: rename one of them")
                 self.enum_values.update(f.type.values)
 
     # -- bodies
