@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from rulesdsl.errors import LanguageError
+from rulesdsl.errors import LanguageError, count_of, player_range
 
 from .agents import make_agents, play
 from .engine import Engine, GameError
@@ -38,9 +38,9 @@ def cmd_check(args) -> int:
     engine = _load(args)
     m = engine.model
     routines = sum(1 for a in m.actions.values() if a.routine)
-    print(f"{args.ruleset}: ok: {m.game.name}, {m.game.min_players}-{m.game.max_players} players, "
-          f"{len(engine.cards.defs)} card definitions, {len(m.actions) - routines} actions, "
-          f"{routines} routines, {len(m.round.phases)} phases")
+    print(f"{args.ruleset}: ok: {m.game.name}, {player_range(m.game.min_players, m.game.max_players)}, "
+          f"{count_of(len(engine.cards.defs), 'card definition')}, {count_of(len(m.actions) - routines, 'action')}, "
+          f"{count_of(routines, 'routine')}, {count_of(len(m.round.phases), 'phase')}")
     return EXIT_OK
 
 
@@ -49,7 +49,7 @@ def cmd_run(args) -> int:
     players = args.players if args.players is not None else engine.model.game.default_players
     g = engine.model.game
     if not g.min_players <= players <= g.max_players:
-        raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {players}")
+        raise ValueError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
     agents = make_agents(args.agents, players, args.seed)
     sinks = []
     trace_file = None
@@ -63,7 +63,7 @@ def cmd_run(args) -> int:
         for s in sinks:
             s(event)
     try:
-        print(f"{engine.model.game.name}: {players} players, seed {args.seed}, agents {args.agents}")
+        print(f"{engine.model.game.name}: {count_of(players, 'player')}, seed {args.seed}, agents {args.agents}")
         st = engine.new_game(players, args.seed, sink=sink)
         play(engine, st, agents, sink)
     finally:

@@ -19,7 +19,7 @@ from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
-from rulesdsl.errors import Diagnostic, LanguageError, make, suggest
+from rulesdsl.errors import Diagnostic, LanguageError, make, player_range, suggest
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
@@ -224,7 +224,7 @@ class Engine:
         n = players if players is not None else self.model.game.default_players
         g = self.model.game
         if not g.min_players <= n <= g.max_players:
-            raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {n}")
+            raise ValueError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {n}")
         st = GameState(n, seed)
         self.st = st
         self.sink = sink

@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from . import ast as A
-from .errors import CheckError, make, suggest
+from .errors import CheckError, count_of, make, suggest
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -230,8 +230,8 @@ class Checker:
         elif not self.game.min_players <= self.game.default_players <= self.game.max_players:
             self.err(self.game, "the default player count is outside the player range")
         elif self.game.seats and len(self.game.seats) != self.game.max_players:
-            self.err(self.game, f"`seats` names {len(self.game.seats)} seats for up to "
-                                f"{self.game.max_players} players")
+            self.err(self.game, f"`seats` names {count_of(len(self.game.seats), 'seat')} for up to "
+                                f"{count_of(self.game.max_players, 'player')}")
         if self.round is None:
             self.err(A.Span(1, 1), "the ruleset has no `round` block")
 
