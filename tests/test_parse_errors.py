@@ -2,12 +2,14 @@
 open, the place where nesting gets too deep, the first byte that is not UTF-8."""
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 
 import pytest
 
 from rulesdsl.errors import ParseError
-from rulesdsl.parser import _parser, parse, readable_terminal
+from rulesdsl.parser import MAX_NESTING, _parser, parse, parse_file, readable_terminal
 
 _GRAMMAR_NAME = re.compile(r"__ANON|\b[A-Z][A-Z_]+\b|\$END")
 
@@ -47,9 +49,6 @@ def test_hints_list_what_can_be_typed(source, wanted):
 
 
 # ---- nesting and encoding --------------------------------------------------------------------
-from rulesdsl.parser import MAX_NESTING, parse_file  # noqa: E402
-
-
 def _program(body: str) -> str:
     return ('game "T" { players 1..1 }\ncounter c = 0\nround {\n phase a {\n'
             f'{body}\n }}\n}}\n')
@@ -106,8 +105,6 @@ def test_invalid_utf8_through_the_cli(tmp_path):
     from interpreter.cli import main
     path = tmp_path / "bad.lf"
     path.write_bytes(b'\xff\xfe')
-    import contextlib
-    import io
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         assert main(["check", str(path)]) == 2
