@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 
+from rulesdsl.errors import count_of
+
 
 class FirstAgent:
     """Always takes the first legal option: a fully predictable opponent for tests."""
@@ -36,7 +38,7 @@ def make_agents(spec: str, players: int, seed: int) -> list:
     if len(names) == 1:
         names = names * players
     if len(names) != players:
-        raise ValueError(f"{len(names)} agents for {players} players")
+        raise ValueError(f"{count_of(len(names), 'agent')} for {count_of(players, 'player')}")
     for n in names:
         if n not in AGENTS:
             raise ValueError(f"unknown agent `{n}`; agents: {', '.join(sorted(AGENTS))}")

@@ -8,13 +8,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
-from rulesdsl.errors import LanguageError
+from rulesdsl.errors import LanguageError, count_of, player_range
 
 from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError
-from .scenario import ScenarioError, run_scenario
+from .scenario import run_scenario
 from .trace import JsonLinesSink, TextSink, result_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -43,9 +42,9 @@ def cmd_check(args) -> int:
     engine = _load(args)
     m = engine.model
     routines = sum(1 for a in m.actions.values() if a.routine)
-    print(f"{args.ruleset}: ok: {m.game.name}, {m.game.min_players}-{m.game.max_players} players, "
-          f"{len(engine.cards.defs)} card definitions, {len(m.actions) - routines} actions, "
-          f"{routines} routines, {len(m.round.phases)} phases")
+    print(f"{args.ruleset}: ok: {m.game.name}, {player_range(m.game.min_players, m.game.max_players)}, "
+          f"{count_of(len(engine.cards.defs), 'card definition')}, {count_of(len(m.actions) - routines, 'action')}, "
+          f"{count_of(routines, 'routine')}, {count_of(len(m.round.phases), 'phase')}")
     return EXIT_OK
 
 
@@ -54,7 +53,7 @@ def cmd_run(args) -> int:
     players = args.players if args.players is not None else engine.model.game.default_players
     g = engine.model.game
     if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {players}")
+        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
     try:
         agents = make_agents(args.agents, players, args.seed)
     except ValueError as exc:
@@ -74,7 +73,7 @@ def cmd_run(args) -> int:
         for s in sinks:
             s(event)
     try:
-        print(f"{engine.model.game.name}: {players} players, seed {args.seed}, agents {args.agents}")
+        print(f"{engine.model.game.name}: {count_of(players, 'player')}, seed {args.seed}, agents {args.agents}")
         st = engine.new_game(players, args.seed, sink=sink)
         play(engine, st, agents, sink)
     finally:
@@ -176,17 +175,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _silence_stdout():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     """Entry point of the `lfdsl` command."""
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader went away (`lfdsl run ... | head`): that is not an error. Later writes and the
+        # interpreter's own flush at exit go to devnull, so nothing more is reported.
+        _silence_stdout()
+        return EXIT_OK
     except LanguageError as exc:
         print(exc.render(), file=sys.stderr)
         print(f"lfdsl: {len(exc.diagnostics)} error(s) ({exc.step})", file=sys.stderr)
-        return EXIT_STATIC
-    except ScenarioError as exc:
-        print(f"lfdsl: {exc}", file=sys.stderr)
         return EXIT_STATIC
     except UsageError as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)
@@ -199,6 +210,9 @@ def main(argv=None) -> int:
         print(f"{exc}", file=sys.stderr)
         print("lfdsl: the game stopped with an error", file=sys.stderr)
         return EXIT_RUNTIME
+    except OSError as exc:  # the host's own files: a trace that cannot be written, a full disk
+        print(f"lfdsl: cannot write the output: {exc.strerror or 'input/output error'}", file=sys.stderr)
+        return EXIT_STATIC
     except KeyboardInterrupt:
         print("lfdsl: interrupted", file=sys.stderr)
         return 130

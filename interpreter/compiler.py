@@ -1085,7 +1085,7 @@ class Compiler:
         conds = [(opt.name, self.expr(opt.cond) if opt.cond is not None else None) for opt in s.options]
         targets = [0] * len(s.options)
         prompt = s.prompt or "choose"
-        span = s.span
+        end = [0]
 
         def choose(rt, fr):
             env = fr.env
@@ -1095,7 +1095,9 @@ class Compiler:
                     labels.append(name)
                     pcs.append(targets[i])
             if not labels:
-                raise RuleError("no option of this choice is available", span)
+                # Like `choose x in` an empty collection: nothing to decide, no body runs.
+                fr.pc = end[0]
+                return None
             who = by(rt, env) if by else fr.active
             return rt.ask(who, prompt, labels, {"kind": "jump", "pcs": pcs})
         proc.emit(choose, s.span)
@@ -1104,6 +1106,7 @@ class Compiler:
             targets[i] = len(proc.code)
             self.body(proc, opt.body)
             ends.append(self.jump(proc, opt.span))
+        end[0] = len(proc.code)
         for t in ends:
             t[0] = len(proc.code)
 

@@ -20,7 +20,7 @@ from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
-from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, suggest
+from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range, suggest
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable
 from rulesdsl.limits import MAX_GAME_STEPS, MAX_INT, MIN_INT
 
@@ -191,6 +191,7 @@ class Engine:
             self.victory_scores = [(s.name, comp.expr(s.value)) for s in v.scores]
             self.victory_win = comp.expr(v.win)
             self.victory_rank = comp.expr(v.rank)
+            self.victory_reasons = [(comp.expr(c), text) for c, text in v.reasons if text is not None]
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit
@@ -336,7 +337,7 @@ class Engine:
         n = players if players is not None else self.model.game.default_players
         g = self.model.game
         if not g.min_players <= n <= g.max_players:
-            raise ValueError(f"{g.name} is played by {g.min_players} to {g.max_players} players, not {n}")
+            raise ValueError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {n}")
         st = GameState(n, seed)
         self.st = st
         self.sink = sink
@@ -360,7 +361,6 @@ class Engine:
         for piece in self.model.pieces.values():
             st.tracks[piece.track][piece.name] = None
         for gr in self.model.grids.values():
-            meta = self.grid_meta[gr.name]
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
             for k in keys:
                 st.grids[k] = {}  # cell -> card: only filled cells are stored
@@ -493,8 +493,8 @@ class Engine:
                                      "this rule reads from a value that is none",
                                      "an empty zone's top card, a marker nobody holds or a failed draw "
                                      "is none: test it with `!= none` first") from None
-        except GameError:
-            raise
+        except (GameError, OSError):
+            raise  # a runtime error already reported, or the host's own output failing (a closed pipe)
         except Exception as exc:  # anything else is the engine's own fault, never the ruleset's
             raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
 
@@ -527,8 +527,34 @@ class Engine:
     def runtime_error(self, span, message, hint=None) -> GameError:
         span = span or A.Span(0, 0)
         prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
+        prefix += self._trigger_context(span)
         path = span.path or self.path
         return GameError(make(path, self.model.program.source_of(path), span.line, span.col, prefix + message, hint))
+
+    def _trigger_context(self, span) -> str:
+        """`in the trigger `on enter z` (f.lf:9), fired by the statement at f.lf:4: ` when the error
+        is inside the trigger that is running, else "". Frames pushed but not yet started have pc 0,
+        so the running frame is the top-most one that has started, and the one that fired a trigger
+        is the next started frame below it: it is still on the statement that caused the event."""
+        st = self.st
+        started = [fr for fr in (st.stack if st else ()) if fr.pc > 0]
+        if not started or not started[-1].proc.startswith("trigger:"):
+            return ""
+        decl = self.model.triggers[int(started[-1].proc.split(":", 1)[1])]
+        d = decl.span
+        if (span.path or self.path) != (d.path or self.path) or not d.line <= span.line <= d.end_line:
+            return ""
+        what = "on reach" if decl.event == "reach" else f"on {decl.event} {decl.target}"
+        text = f"in the trigger `{what}` ({d.path or self.path}:{d.line})"
+        if decl.event == "reach":
+            return text + ", fired when its condition became true at the end of a turn: "
+        if len(started) > 1:
+            below = started[-2]
+            spans = self.procs[below.proc].spans
+            if 0 < below.pc <= len(spans) and spans[below.pc - 1] is not None:
+                at = spans[below.pc - 1]
+                return text + f", fired by the statement at {at.path or self.path}:{at.line}:{at.col}: "
+        return text + ": "
 
     def advance_flow(self, st: GameState) -> bool:
         """Start the next body of the game's flow; False when the game is over."""
@@ -633,7 +659,7 @@ class Engine:
         best = max(ranks.values())
         top = [p for p in winners if ranks[p] == best]
         st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
-                     "reason": f"win condition met after phase `{self.model.victory.after}`"
+                     "reason": self._victory_reason(top)
                                + (f"; shared win at equal rank ({best})" if len(top) > 1
                                   else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
@@ -641,6 +667,19 @@ class Engine:
         st.stage = "over"
         self.emit("game_end", st.result)
         return True
+
+    def _victory_reason(self, winners) -> str:
+        """The texts of the win conditions the winners met (the first met, per winner), or a generic
+        reason when the victory block gives none."""
+        texts = []
+        var = self.model.victory.var
+        for p in winners:
+            env = {var: p}
+            env.update(self.scores(self.st, p))
+            text = next((t for cond, t in self.victory_reasons if cond(self, env)), None)
+            if text is not None and text not in texts:
+                texts.append(text)
+        return ", ".join(texts) or f"win condition met after phase `{self.model.victory.after}`"
 
     # ---- services used by compiled instructions --------------------------------------------------
     def emit(self, event: str, data: dict, player=None):
@@ -771,8 +810,10 @@ class Engine:
         st.loc[card] = dest
         if self.sink is not None:
             hidden = self._hidden(dest) and self._hidden(src)
-            self.emit("move", {"card": "a hidden card" if hidden else self.names[st.card_def[card]],
-                               "from": src, "to": dest})
+            data = {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src, "to": dest}
+            if bottom:
+                data["bottom"] = True
+            self.emit("move", data)
         zname = dest.split(".")[-1]
         if ("enter", zname) in self.triggers:
             owner = self._owner(dest)

@@ -58,7 +58,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         alt = f"  (of {len(d['options'])}: {', '.join(d['options'])})" if others else ""
         return [f"  {who}{d['prompt']}: {d['choice']}{alt}"]
     if e == "move":
-        return [f"    {d['card']}: {d['from']} -> {d['to']}"]
+        under = "under " if d.get("bottom") else ""
+        return [f"    {d['card']}: {d['from']} -> {under}{d['to']}"]
     if e == "place":
         return [f"    {d['card']} placed on {d['grid']} {d['cell']}"]
     if e == "fill":

@@ -368,6 +368,8 @@ class VictoryDecl:
     win: Any
     rank: Any
     span: Span
+    # One (condition, reason text or None) per `win if` line; `win` is their `or`.
+    reasons: tuple = ()
 
 
 # ---- layering ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from . import ast as A
-from .errors import CheckError, make, suggest
+from .errors import CheckError, count_of, make, suggest
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -21,6 +21,11 @@ PIECE = ("piece",)
 def T_list(elem):
     """A list of `elem`."""
     return ("list", elem)
+
+
+_DECL_WORDS = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
+               A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
+               A.FuncDecl: "def", A.ActionDecl: "action"}
 
 
 def show(t) -> str:
@@ -225,8 +230,8 @@ class Checker:
         elif not self.game.min_players <= self.game.default_players <= self.game.max_players:
             self.err(self.game, "the default player count is outside the player range")
         elif self.game.seats and len(self.game.seats) != self.game.max_players:
-            self.err(self.game, f"`seats` names {len(self.game.seats)} seats for up to "
-                                f"{self.game.max_players} players")
+            self.err(self.game, f"`seats` names {count_of(len(self.game.seats), 'seat')} for up to "
+                                f"{count_of(self.game.max_players, 'player')}")
         if self.round is None:
             self.err(A.Span(1, 1), "the ruleset has no `round` block")
 
@@ -241,6 +246,13 @@ class Checker:
             if f.type.name == "enum":
                 if len(set(f.type.values)) != len(f.type.values):
                     self.err(f.type, "an enum value is listed twice")
+                for v in f.type.values:
+                    if v in self.decls:
+                        what = _DECL_WORDS.get(type(self.decls[v]), "declaration")
+                        if what == "action" and self.decls[v].routine:
+                            what = "routine"
+                        self.err(f.type, f"enum value `{v}` of {owner}'s field {f.name} is also the name of {what} `{v}`",
+                                 f"in a rule `{v}` would mean the {what}: rename one of them")
                 self.enum_values.update(f.type.values)
 
     # -- bodies
@@ -334,6 +346,9 @@ class Checker:
                 self.expect(s.value, scope, (INT,), "a score")
                 scope.vars[s.name] = INT
             self.expect(v.win, scope, (BOOL,), "the win condition")
+            for cond, reason in v.reasons:
+                if reason is not None and not reason.strip():
+                    self.err(cond, "the reason of a win condition is empty", "describe what the player achieved")
             self.expect(v.rank, scope, (INT,), "the ranking")
         for fn in self.funcs.values():
             if fn not in self.types:

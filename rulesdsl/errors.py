@@ -61,6 +61,16 @@ class CardError(LanguageError):
     step = "cards"
 
 
+def count_of(n: int, noun: str) -> str:
+    """`1 player`, `2 players`: a count with its noun in the right number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def player_range(lo: int, hi: int) -> str:
+    """`2 players`, `1 player`, or `2-4 players` for a range."""
+    return count_of(lo, "player") if lo == hi else f"{lo}-{hi} players"
+
+
 def suggest(name: str, candidates) -> str | None:
     """A 'did you mean' hint for a misspelt name."""
     close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.75)

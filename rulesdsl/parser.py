@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import ast as A
@@ -14,11 +14,8 @@ from .files import RULES_MAX_BYTES, FileRefused, NotUtf8, decode, named_path, re
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
-_TOKEN_NAMES = {
-    "NAME": "a name", "INT": "a number", "STRING": "a string", "LBRACE": "`{`", "RBRACE": "`}`",
-    "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "EQUAL": "`=`", "COLON": "`:`",
-    "COMMA": "`,`", "SEMICOLON": "`;`", "$END": "end of file",
-}
+# Terminals matched by a pattern rather than a fixed text, in the words a user knows them by.
+_PATTERN_NAMES = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of file"}
 
 
 @functools.cache
@@ -152,6 +149,9 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def game_decl(self, meta, c):
         opts = dict(c[1:])
+        if "name" in opts:
+            raise _GrammarMisuse(A.Lit(None, self.span(meta)),
+                                 "the game's name is the text after `game`; `name` is for `amend game`")
         lo, hi, default = opts.get("players", (1, 1, None))
         cards = tuple(v for k, v in c[1:] if k == "cards")
         return A.Game(str(c[0]), lo, hi, default if default is not None else lo, cards,
@@ -176,6 +176,9 @@ class _ToAst(Transformer):
 
     def opt_seats(self, c):
         return ("seats", tuple(str(x) for x in c))
+
+    def opt_name(self, c):
+        return ("name", str(c[0]))
 
     def opt_step_budget(self, c):
         return ("step_budget", self.capped(c[0], limits.MAX_STEP_BUDGET, "`step_budget`"))
@@ -390,7 +393,15 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def victory_decl(self, meta, c):
-        return A.VictoryDecl(str(c[0]), str(c[1]), tuple(c[2:-2]), c[-2], c[-1], self.span(meta))
+        scores = tuple(x for x in c[2:-1] if isinstance(x, A.ScoreDecl))
+        reasons = tuple(x for x in c[2:-1] if isinstance(x, tuple))
+        win = reasons[0][0]
+        for cond, _ in reasons[1:]:
+            win = A.Binary("or", win, cond, cond.span)
+        return A.VictoryDecl(str(c[0]), str(c[1]), scores, win, c[-1], self.span(meta), reasons)
+
+    def win_clause(self, c):
+        return (c[0], None if c[1] is None else str(c[1]))
 
     # -- layering
     @v_args(meta=True)
@@ -635,15 +646,46 @@ class _GrammarMisuse(Exception):
         self.message = message
 
 
+_FIRST = ["`}`", "`)`", "`]`", "`{`", "`;`", "`,`", "`=`", "`==`"]
+
+
+@functools.cache
+def _terminal_texts() -> dict[str, str]:
+    """Every terminal of the grammar (anonymous ones too) -> what the user would type for it."""
+    out = dict(_PATTERN_NAMES)
+    for t in _parser().terminals:
+        if t.name in out:
+            continue
+        if t.pattern.type == "str":
+            out[t.name] = f"`{t.pattern.value}`"
+        else:
+            out[t.name] = f"a {t.name.lower().replace('_', ' ')}"
+    return out
+
+
+def readable_terminal(name: str) -> str:
+    """What a user can type for one grammar terminal: `=`, `{`, `round`, a name, a number..."""
+    return _terminal_texts().get(name, "a symbol")
+
+
 def _expected(exc: UnexpectedInput) -> str:
-    names = {_TOKEN_NAMES.get(e, f"`{e.lower()}`" if e.isupper() and e.replace("_", "").isalpha() else e)
-             for e in getattr(exc, "expected", ()) or ()}
+    wanted = getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ()
+    interactive = getattr(exc, "interactive_parser", None)
+    if interactive is not None:
+        # The LALR table's own set is merged across contexts; replaying the reductions is exact.
+        try:
+            wanted = interactive.accepts() or wanted
+        except Exception:  # noqa: BLE001 - an imprecise hint is better than none
+            pass
+    names = {readable_terminal(e) for e in wanted}
     if not names:
         return ""
-    # Punctuation first: a missing `}` or `)` is the most common slip.
-    ordered = sorted(names, key=lambda n: (n.strip("`").isalpha(), n))
-    if len(ordered) > 10:
-        ordered = ordered[:10] + ["..."]
+    # A missing bracket is the most common slip, so brackets come first, then other punctuation,
+    # then keywords, then "a name", "a number"...
+    ordered = sorted(names, key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST),
+                                           not n.startswith("`"), n.strip("`").isalpha(), n))
+    if len(ordered) > 12:
+        ordered = ordered[:12] + ["..."]
     return "expected " + ", ".join(ordered)
 
 
@@ -657,37 +699,151 @@ def parse_expression(source: str, path: str = "<expression>"):
     return _parse(source, path, "expr")
 
 
+# Deeper rule trees than this would exhaust the interpreter's recursion in the later steps.
+MAX_NESTING = 256
+
+# Tokens that can only start a top-level declaration: meeting one where a `}` would do means a
+# block above it was left open.
+_ITEM_STARTS = {"GAME", "PARAM", "KIND", "ZONE", "COUNTER", "MARKER", "PIECE", "ROUTINE", "TRACK",
+                "GRID", "DEF", "SETUP", "ROUND", "VICTORY", "EXTENDS", "AMEND"}
+
+
 def _parse(source: str, path: str, start: str):
     try:
         tree = _parser().parse(source, start=start)
-        result = _ToAst(path).transform(tree)
     except UnexpectedToken as exc:
         tok = exc.token
-        what = "end of file" if tok.type == "$END" else f"`{tok}`"
+        at_end = tok.type == "$END"
+        what = "end of file" if at_end else f"`{tok}`"
         hint = _expected(exc) or None
         line, col = (exc.line, exc.column) if exc.line not in (None, -1) else _end(source)
-        raise ParseError([make(path, source, line, col, f"unexpected {what}", hint)]) from None
+        message = f"unexpected {what}"
+        before = _token_before(source, tok.start_pos) if tok.type == "ON" else None
+        if before is not None and before.type in ("REPLACE", "AMEND"):
+            raise ParseError([make(path, source, before.line, before.column,
+                                   f"a trigger cannot be {'replaced' if before.type == 'REPLACE' else 'amended'}: "
+                                   "layers can only add triggers",
+                                   f"drop `{before}`: the trigger then runs after the lower layers' triggers "
+                                   "for the same event")]) from None
+        if at_end or (tok.type in _ITEM_STARTS and "`}`" in (hint or "")):
+            message += _unclosed(source, len(source) if at_end else tok.start_pos)
+        raise ParseError([make(path, source, line, col, message, hint)]) from None
     except UnexpectedCharacters as exc:
         ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
         raise ParseError([make(path, source, exc.line, exc.column, f"unexpected character `{ch}`",
                                _expected(exc) or None)]) from None
     except UnexpectedEOF as exc:
         line, col = _end(source)
-        raise ParseError([make(path, source, line, col, "unexpected end of file",
+        raise ParseError([make(path, source, line, col, "unexpected end of file" + _unclosed(source, len(source)),
                                _expected(exc) or None)]) from None
-    except RecursionError:
-        raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
-                               "split it with `let` or a `def`")]) from None
+    deep = _too_deep(tree)
+    if deep is not None:
+        raise ParseError([make(path, source, deep[0], deep[1], f"nested too deeply (more than {MAX_NESTING} levels)",
+                               "split it with `let`, a `def` or a `routine`")]) from None
+    try:
+        result = _ToAst(path).transform(tree)
     except VisitError as exc:
         inner = exc.orig_exc
-        if isinstance(inner, RecursionError):
-            raise ParseError([make(path, source, 1, 1, "an expression is nested or chained too deeply",
-                                   "split it with `let` or a `def`")]) from None
         if isinstance(inner, _GrammarMisuse):
             span = getattr(inner.node, "span", A.Span(1, 1))
             raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
         raise
     return result
+
+
+def _tokens_before(source: str, upto: int) -> list:
+    """The tokens of `source` that start before offset `upto` (as far as the text can be split)."""
+    tokens = []
+    try:
+        for tok in _parser().lex(source):
+            if tok.start_pos >= upto:
+                break
+            tokens.append(tok)
+    except UnexpectedInput:
+        pass
+    return tokens
+
+
+def _token_before(source: str, upto: int):
+    tokens = _tokens_before(source, upto)
+    return tokens[-1] if tokens else None
+
+
+def _too_deep(tree) -> tuple[int, int] | None:
+    """Where the rule tree first goes deeper than MAX_NESTING levels (the start of that part)."""
+    todo = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            return (meta.line, meta.column) if not getattr(meta, "empty", True) else (1, 1)
+        todo.extend((child, depth + 1) for child in reversed(node.children) if isinstance(child, Tree))
+    return None
+
+
+def _unclosed(source: str, upto: int) -> str:
+    """`: the block of action `x` opened at line 3 is not closed`, or "" if every `{` is closed.
+
+    The innermost block still open where the parser stopped is named.
+    """
+    tokens = _tokens_before(source, upto)
+    opened = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "LBRACE":
+            opened.append(i)
+        elif tok.type == "RBRACE" and opened:
+            opened.pop()
+    if not opened:
+        return ""
+    i = opened[-1]
+    return f": {_block_name(tokens, i)} opened at line {tokens[i].line} is not closed"
+
+
+_BLOCK_HEADS = {"GAME", "KIND", "TRACK", "GRID", "ACTION", "ROUTINE", "SETUP", "ROUND", "PHASE", "ON",
+                "VICTORY", "IF", "ELIF", "ELSE", "FOR", "REPEAT", "WHILE", "CHOOSE", "OPTION", "PICK",
+                "STEP", "JUMPING", "PASSING", "AT", "BEFORE", "AFTER", "REPLACE", "FIRST", "LAST"}
+_NAMED = {"KIND": "kind", "TRACK": "track", "GRID": "grid", "ACTION": "action", "ROUTINE": "routine",
+          "PHASE": "phase", "OPTION": "option", "STEP": "step"}
+_SINGLE_BLOCKS = {"GAME": "game", "SETUP": "setup", "ROUND": "round", "VICTORY": "victory"}
+
+
+def _block_name(tokens, brace: int) -> str:
+    """What the `{` at tokens[brace] belongs to, from the words before it."""
+    before = tokens[max(0, brace - 6):brace]
+    if any(t.type == "VICTORY" for t in before):
+        return "the victory block"
+    depth = 0
+    for h in range(brace - 1, -1, -1):
+        t = tokens[h]
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            depth -= 1
+        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON"):
+            break
+        elif depth == 0 and t.type in _BLOCK_HEADS:
+            return _head_text(tokens, h)
+    return "a block"
+
+
+def _head_text(tokens, h: int) -> str:
+    t = tokens[h]
+    nxt = str(tokens[h + 1]) if h + 1 < len(tokens) else ""
+    amend = h > 0 and tokens[h - 1].type == "AMEND"
+    if t.type in _SINGLE_BLOCKS:
+        return f"the block of `amend {_SINGLE_BLOCKS[t.type]}`" if amend else f"the {_SINGLE_BLOCKS[t.type]} block"
+    if t.type in _NAMED:
+        return f"the block of `amend {_NAMED[t.type]} {nxt}`" if amend else f"the block of {_NAMED[t.type]} `{nxt}`"
+    if t.type == "ON":
+        if nxt == "reach":
+            return "the block of the trigger `on reach`"
+        zone = str(tokens[h + 2]) if h + 2 < len(tokens) else ""
+        return f"the block of the trigger `on {nxt} {zone}`"
+    if t.type in ("BEFORE", "AFTER", "REPLACE"):
+        return f"the block of the amendment `{t} {nxt}`"
+    if t.type in ("FIRST", "LAST"):
+        return f"the block of the amendment `{t}`"
+    return f"the block of the `{t}` statement" if t.type != "AT" else "the block of `at` data"
 
 
 def _end(source: str) -> tuple[int, int]:

@@ -226,7 +226,9 @@ def item(d) -> list[str]:
         return _braced(f"on {d.event} {d.target} ({', '.join(d.names)})", d.body, 0)
     if t is A.VictoryDecl:
         lines = [f"    score {s.name} = {expr(s.value)}" for s in d.scores]
-        lines += [f"    win if {expr(d.win)}", f"    rank by {expr(d.rank)}"]
+        wins = d.reasons or ((d.win, None),)
+        lines += [f"    win if {expr(c)}" + (f' "{r}"' if r is not None else "") for c, r in wins]
+        lines += [f"    rank by {expr(d.rank)}"]
         return [f"victory for {d.var} after {d.after} {{", *lines, "}"]
     raise TypeError(t.__name__)
 

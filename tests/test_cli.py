@@ -108,3 +108,37 @@ def test_no_traceback_in_a_subprocess(argv):
                        cwd=ROOT)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and r.stderr.strip()
+
+
+def test_closed_pipe_ends_quietly():
+    """`lfdsl run ... | head -1`: the reader leaves early; the run ends with exit 0 and no message."""
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / "duel.lf")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert first.startswith(b"Living Forest Duel:")
+    assert b"Broken pipe" not in err and b"Errno" not in err and b"Traceback" not in err
+
+
+@pytest.mark.parametrize("ruleset, players", [("duel.lf", "2 players"), ("solo.lf", "1 player"),
+                                              ("base.lf", "2-4 players")])
+def test_player_counts_read_as_english(ruleset, players, capsys):
+    path = str(ROOT / "rulesets" / ruleset)
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert f", {players}, " in out
+    assert "2-2" not in out and "1-1" not in out and "1 players" not in out
+
+
+def test_run_header_and_errors_use_singular_and_plural(capsys):
+    solo = str(ROOT / "rulesets" / "solo.lf")
+    assert main(["run", solo, "--quiet"]) == 0
+    assert ": 1 player, seed 1" in capsys.readouterr().out.splitlines()[0]
+    assert main(["run", solo, "--players", "2"]) == 2
+    assert "is played by 1 player, not 2" in capsys.readouterr().err
+    assert main(["run", str(ROOT / "rulesets" / "duel.lf"), "--players", "3"]) == 2
+    assert "is played by 2 players, not 3" in capsys.readouterr().err
+    assert main(["run", str(ROOT / "rulesets" / "duel.lf"), "--agents", "first,first,first"]) == 2
+    assert "3 agents for 2 players" in capsys.readouterr().err

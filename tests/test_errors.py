@@ -117,7 +117,8 @@ def test_did_you_mean_hint_for_misspelt_name():
 
 
 def test_missing_brace_hint_lists_closing_brace():
-    d = _diag_for(LF_DIR / "parse_missing_brace.lf", "unexpected `zone`")
+    d = _diag_for(LF_DIR / "parse_missing_brace.lf",
+                 "unexpected `zone`: the block of kind `Animal` opened at line 3 is not closed")
     assert d.hint is not None and "`}`" in d.hint
 
 
