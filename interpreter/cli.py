@@ -111,6 +111,27 @@ def cmd_explain(args) -> int:
     return EXIT_OK
 
 
+def cmd_replay(args) -> int:
+    from .replay import replay
+    result = replay(args.trace_file, None if args.quiet else TextSink(print))
+    if args.trace:
+        try:
+            with open(args.trace, "w", encoding="utf-8") as f:
+                f.write(result.replayed)
+        except OSError as exc:
+            raise UsageError(f"cannot write the trace file {args.trace}: {exc.strerror}") from None
+    if result.identical:
+        print(f"replayed {args.trace_file}: {result.events} events, identical byte for byte")
+        return EXIT_OK
+    n = result.first_difference
+    old = result.original.splitlines()
+    new = result.replayed.splitlines()
+    print(f"replayed {args.trace_file}: differs from line {n}")
+    print(f"  trace:    {old[n - 1] if n <= len(old) else '(ends here)'}")
+    print(f"  replayed: {new[n - 1] if n <= len(new) else '(ends here)'}")
+    return EXIT_FAILED
+
+
 def cmd_test(args) -> int:
     engine = _load(args)
     failed = 0
@@ -167,6 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("ruleset", help="a .lf rules file")
     search(x)
     x.set_defaults(func=cmd_explain)
+    y = sub.add_parser("replay", help="replay a game from its JSON Lines trace and compare, byte for byte")
+    y.add_argument("trace_file", metavar="TRACE", help="a trace written by `lfdsl run --trace`")
+    y.add_argument("--trace", help="also write the replayed trace to this file")
+    y.add_argument("--quiet", action="store_true", help="print only the comparison")
+    y.set_defaults(func=cmd_replay)
     t = sub.add_parser("test", help="run scenario files")
     common(t)
     t.add_argument("scenarios", nargs="+")

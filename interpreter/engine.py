@@ -21,7 +21,7 @@ from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range, suggest
-from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable
+from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest
 from rulesdsl.limits import MAX_GAME_STEPS, MAX_INT, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
@@ -197,6 +197,7 @@ class Engine:
         self.round_limit = model.game.round_limit
         self.sink = None
         self.st: GameState | None = None
+        self.origin: dict | None = None  # set by `load`: the files and parameters, for traces
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -230,12 +231,20 @@ class Engine:
         db = merge_cards([load_cards(p, model.kinds) for p in paths])
         cross_check(model, db)
         try:
-            return cls(model, db, params)
+            engine = cls(model, db, params)
         except RuleError as exc:  # something the checker let through that cannot be compiled
             span = exc.span or model.game.span
             raise CheckError([make(span.path or str(ruleset), model.program.source_of(span.path),
                                    span.line, span.col, exc.message,
                                    "the type of this value is not known here")]) from None
+        # What a trace needs to replay the game alone: the files as given, with the hash of each
+        # file that was loaded, and the parameters as set.
+        files = {path: digest(text) for path, text in model.program.sources.items()}
+        files.update(db.digests)
+        engine.origin = {"ruleset": str(ruleset), "cards": None if cards is None else str(cards),
+                         "search": [str(p) for p in search],
+                         "set": {k: str(v) for k, v in (params or {}).items()}, "files": files}
+        return engine
 
     def _params(self, overrides: dict) -> dict:
         """Declared values, in order, with `--set` overrides; later params see earlier ones.
@@ -560,7 +569,10 @@ class Engine:
         """Start the next body of the game's flow; False when the game is over."""
         if st.stage == "new":
             st.stage = "setup"
-            self.emit("setup", {"players": st.player_count, "seed": st.seed})
+            data = {"players": st.player_count, "seed": st.seed}
+            if self.origin is not None:
+                data.update(game=self.model.game.name, params=dict(self.params), **self.origin)
+            self.emit("setup", data)
             if "setup" in self.procs:
                 st.stack.append(Frame("setup", 0, {}, None))
             return True
