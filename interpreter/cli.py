@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
-from rulesdsl.errors import LanguageError, count_of, player_range
+from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
 
 from .agents import make_agents, play
-from .engine import Engine, GameError, InternalError
+from .engine import Engine, GameError, InternalError, ParamError
 from .scenario import run_scenario
 from .trace import JsonLinesSink, TextSink, result_lines
 
@@ -23,11 +24,22 @@ class UsageError(Exception):
     """A command-line value that cannot be used (an unknown agent, a player count out of range)."""
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: ASCII digits with an optional minus, nothing else (no `+3`, `٣`, `1_000`)."""
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise ValueError(text)
+    return int(text)
+
+
+whole_number.__name__ = "whole number"  # argparse says "invalid whole number value: 'x'"
+
+
 def _params(pairs) -> dict:
     out = {}
-    for pair in pairs or []:
+    for n, pair in enumerate(pairs or [], 1):
         if "=" not in pair:
-            raise UsageError(f"--set takes name=value, got `{pair}`")
+            raise ParamError([Diagnostic("--set", n, len(pair) + 1, "`--set` takes name=value",
+                                         f"write `--set {pair or 'name'}=value`", pair)])
         k, v = pair.split("=", 1)
         out[k] = v  # as typed: the engine shows the argument and refuses a value with spaces
     return out
@@ -177,8 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("run", help="play one game with bots")
     common(r)
-    r.add_argument("--players", type=int)
-    r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--players", type=whole_number)
+    r.add_argument("--seed", type=whole_number, default=1)
     r.add_argument("--agents", default="random", help="random or first, one for all or one per seat: a,b")
     r.add_argument("--trace", help="write the JSON Lines trace to this file")
     r.add_argument("--quiet", action="store_true", help="print only the result")

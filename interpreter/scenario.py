@@ -8,6 +8,7 @@ import attrs
 
 from rulesdsl import ast as A
 from rulesdsl.cards import read_toml
+from rulesdsl.limits import MAX_INT, MIN_INT
 from rulesdsl.checker import check_expression
 from rulesdsl.errors import Diagnostic, LanguageError, suggest
 from rulesdsl.parser import parse_expression
@@ -82,7 +83,7 @@ def _check(value, kind, path, problems):
     """Append (place, path, message) for every value of the wrong type and every unknown key."""
     if isinstance(kind, str):
         ok = {"text": isinstance(value, str), "bool": isinstance(value, bool),
-              "int": isinstance(value, int) and not isinstance(value, bool),
+              "int": isinstance(value, int) and not isinstance(value, bool) and MIN_INT <= value <= MAX_INT,
               "value": isinstance(value, (int, str))}[kind]
         if not ok:
             problems.append(("value", path, f"`{_dotted(path)}` takes {_WHAT[kind]}, not {show(value)}"))
@@ -348,7 +349,14 @@ class Runner:
     def _find(self, st, name, key, claimed, by_name, at):
         if name not in by_name:
             raise self.error(at, f"no card named `{name}`", suggest(name, by_name))
-        defs = set(by_name[name])
+        # A zone or grid holds cards of one kind: a card of another kind cannot be put there.
+        m = self.engine.model
+        base = key.split(".")[-1]
+        decl = m.zones.get(base) or m.grids.get(base)
+        defs = {d for d in by_name[name] if decl is None or self.engine.cards.defs[d].kind == decl.kind}
+        if not defs:
+            kinds = sorted({self.engine.cards.defs[d].kind for d in by_name[name]})
+            raise self.error(at, f"`{name}` is a {' or '.join(kinds)} card, and `{key}` holds {decl.kind} cards")
         owner = key.split(".")[0] + "." if "." in key else None
 
         def rank(c):

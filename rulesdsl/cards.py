@@ -10,6 +10,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from . import ast as A
 from .errors import CardError, Diagnostic, make, suggest
+from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, digest, read_bytes
 from .tomlpos import TomlMap, decode_error
 
@@ -97,6 +98,9 @@ def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, str, str]]:
             continue
         if not isinstance(value, py) or (py is int and isinstance(value, bool)):
             out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}"))
+        elif py is int and not MIN_INT <= value <= MAX_INT:
+            out.append(("value", f.name, f"field {f.name!r}: the number is outside the engine's range "
+                        "(-2^63 .. 2^63-1)"))
         elif f.type.name == "enum" and value not in f.type.values:
             hint = suggest(value, f.type.values)
             out.append(("value", f.name, f"field {f.name!r}: {_show_value(value)} is not one of "

@@ -40,12 +40,14 @@ class _ToAst(Transformer):
 
     def capped(self, tok, ceiling: int, what: str) -> int:
         """The value of an INT token, refused at its position above an engine-wide ceiling."""
-        value = int(tok)
-        if value > ceiling:
+        digits = str(tok).lstrip("0")
+        # Compared as text first: a number of thousands of digits is never converted.
+        if len(digits) > len(str(ceiling)) or int(digits or "0") > ceiling:
             span = A.Span(tok.line, tok.column, tok.end_line, tok.end_column, self.path)
-            raise _GrammarMisuse(A.Lit(None, span), f"{what} {value} is more than the engine allows "
+            shown = str(tok) if len(str(tok)) <= 30 else f"of {len(str(tok)):,} digits"
+            raise _GrammarMisuse(A.Lit(None, span), f"{what} {shown} is more than the engine allows "
                                  f"({ceiling:,})")
-        return value
+        return int(digits or "0")
 
     # -- terminals
     def INT(self, t):

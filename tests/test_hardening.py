@@ -10,6 +10,7 @@ from interpreter.engine import Engine, GameError
 from rulesdsl.errors import CardError, CheckError, ParseError
 from rulesdsl import files
 
+from .conftest import ROOT
 from .test_language import write_rules
 
 PLAYABLE = """
@@ -214,3 +215,40 @@ def test_the_cli_reports_an_unexpected_fault_without_a_traceback(tmp_path, capsy
     assert cli.main(["check", "rulesets/base.lf"]) == cli.EXIT_INTERNAL
     err = capsys.readouterr().err
     assert "internal error" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["٣", "３", "+3", "1_000", " 3"])
+def test_player_counts_and_seeds_take_ascii_digits_only(capsys, value):
+    from interpreter import cli
+    for option in ("--players", "--seed"):
+        with pytest.raises(SystemExit) as info:
+            cli.main(["run", "rulesets/duel.lf", option, value])
+        assert info.value.code == 2
+        assert f"argument {option}: invalid whole number value" in capsys.readouterr().err
+
+
+def test_a_set_without_a_value_is_positioned(capsys):
+    from interpreter import cli
+    assert cli.main(["check", "rulesets/solo.lf", "--set", "difficulty=2", "--set", "goal"]) == cli.EXIT_STATIC
+    err = capsys.readouterr().err
+    assert err.startswith("--set:2:5: `--set` takes name=value\n    goal\n        ^")
+
+
+def test_a_scenario_cannot_put_a_card_where_its_kind_does_not_go(tmp_path):
+    from interpreter.scenario import ScenarioError, run_scenario
+    text = (ROOT / "tests" / "scenarios" / "solo" / "lose_eighth_fire.toml").read_text()
+    bad = tmp_path / "s.toml"
+    bad.write_text(text.replace('"P1.line" = ["Dolphin",', '"P1.line" = ["Fire 2",'))
+    engine = Engine.load(ROOT / "rulesets" / "solo.lf")
+    with pytest.raises(ScenarioError) as info:
+        run_scenario(engine, bad)
+    d = info.value.diagnostics[0]
+    assert d.line == 13 and "`Fire 2` is a" in d.message and "`P1.line` holds" in d.message
+
+
+def test_a_literal_of_thousands_of_digits_is_refused_without_converting_it(tmp_path):
+    path = write_rules(tmp_path, "counter n = " + "9" * 5000 + "\n" + PLAYABLE.replace("counter n = 0\n", ""))
+    with pytest.raises(ParseError) as info:
+        Engine.load(path)
+    d = info.value.diagnostics[0]
+    assert (d.line, d.col) == (3, 13) and "the number of 5,000 digits is more than the engine allows" in d.message
