@@ -1,6 +1,7 @@
 """The card database: TOML tables structured by the ruleset's card kinds through strict cattrs."""
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -134,6 +135,12 @@ def read_toml(path: str, error=CardError, missing: str = "file not found") -> tu
     except tomllib.TOMLDecodeError as exc:
         line, col, message = decode_error(text, exc)
         raise error([make(path, text, line, col, f"not valid TOML: {message}")]) from None
+    except ValueError:  # the only other failure of tomllib: a number too long to convert
+        m = re.search(r"[0-9][0-9_]{4000,}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else 0
+        col = m.start() - text.rfind("\n", 0, m.start()) if m else 0
+        raise error([make(path, text, line, col, "the number is outside the engine's range "
+                          "(-2^63 .. 2^63-1)")]) from None
     return raw, TomlMap(text)
 
 

@@ -22,11 +22,29 @@ class Diagnostic:
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         out = [f"{where}: {self.message}"]
         if self.source_line is not None:
-            out.append("    " + self.source_line.rstrip("\n"))
-            out.append("    " + " " * max(self.col - 1, 0) + "^")
+            text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
+            out.append("    " + text)
+            out.append("    " + " " * caret + "^")
         if self.hint:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
+
+
+SHOWN = 240  # the longest source line shown whole; a longer one is cut around the column
+
+
+def _window(line: str, at: int) -> tuple[str, int]:
+    """A long source line cut to the part around column `at`, and the caret's place in it."""
+    if len(line) <= SHOWN:
+        return line, at
+    start = max(0, min(at - SHOWN // 2, len(line) - SHOWN))
+    text = line[start:start + SHOWN]
+    caret = at - start
+    if start > 0:
+        text, caret = "..." + text, caret + 3
+    if start + SHOWN < len(line):
+        text += "..."
+    return text, caret
 
 
 class LanguageError(Exception):

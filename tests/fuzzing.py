@@ -331,7 +331,7 @@ TOML_MUTATORS = [t_change_type, t_drop_key, t_rename_key, t_add_unknown_key, t_s
 def _toml_mutation(rng, data):
     try:
         doc = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (UnicodeDecodeError, ValueError):  # TOMLDecodeError, or a number too long to convert
         return None
     if not doc:
         return None

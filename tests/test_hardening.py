@@ -252,3 +252,13 @@ def test_a_literal_of_thousands_of_digits_is_refused_without_converting_it(tmp_p
         Engine.load(path)
     d = info.value.diagnostics[0]
     assert (d.line, d.col) == (3, 13) and "the number of 5,000 digits is more than the engine allows" in d.message
+
+
+def test_a_card_number_too_long_to_convert_is_positioned(tmp_path):
+    path = write_rules(tmp_path, PLAYABLE, cards='[[Token]]\nname = "Red"\nvalue = ' + "7" * 5000 + "\n")
+    with pytest.raises(CardError) as info:
+        Engine.load(path)
+    d = info.value.diagnostics[0]
+    assert (d.line, d.col) == (3, 9) and "outside the engine's range" in d.message
+    shown = info.value.render().splitlines()
+    assert max(len(line) for line in shown) < 260 and shown[2].index("^") == shown[1].index("7")
