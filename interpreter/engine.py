@@ -208,7 +208,15 @@ class Engine:
         Files the ruleset names must lie in its project or under a `search` folder (see files.py);
         `cards`, given by the user, replaces the ruleset's own card databases."""
         project = Project.around(ruleset, search)
-        model = check(load_ruleset(ruleset, project))
+        program = load_ruleset(ruleset, project)
+        try:
+            model = check(program)
+        except RecursionError:  # a backstop: nesting and definition depth are bounded before this
+            g = next((i for i in program.items if isinstance(i, A.Game)), None)
+            span = g.span if g is not None else A.Span(0, 0)
+            raise CheckError([make(span.path or str(ruleset), program.source_of(span.path or str(ruleset)),
+                                   span.line, span.col, "the rules nest expressions and definitions too "
+                                   "deeply to be checked", "flatten deep expressions with `let`")]) from None
         if cards is not None:
             paths = [str(cards)]
         else:

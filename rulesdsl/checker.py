@@ -11,6 +11,7 @@ import attrs
 
 from . import ast as A
 from .errors import CheckError, count_of, make, suggest
+from .limits import MAX_DEF_DEPTH
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -981,6 +982,10 @@ class Checker:
             if cycle not in self._cycles:  # one report per cycle
                 self._cycles.add(cycle)
                 self.err(site, f"`{fn.name}` calls itself; definitions cannot recurse")
+            return ANY
+        if len(self._typing) >= MAX_DEF_DEPTH:
+            self.err(site, f"definitions call one another more than {MAX_DEF_DEPTH} deep here",
+                     "flatten the chain: compute a part with `let`, or merge small definitions")
             return ANY
         known = self.func_params.get(fn.name)
         if known is not None:

@@ -16,4 +16,5 @@ MAX_GAME_STEPS = 20_000_000        # steps in one whole game, all decisions toge
 MAX_PLAYERS = 16                   # seats of a game
 MAX_TRACK_SPACES = 10_000          # spaces of one track
 MAX_GRID_CELLS = 10_000            # cells of one grid (width x height)
+MAX_DEF_DEPTH = 32                 # definitions calling definitions calling ... at most this deep
 MAX_INLINED_NODES = 20_000         # how much the compiler may copy while expanding small definitions

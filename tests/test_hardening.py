@@ -145,10 +145,10 @@ victory for p after x { win if n > 0 rank by 0 }
 
 
 def test_a_tree_of_calls_is_charged_to_the_step_budget(tmp_path):
-    defs = "def d1(x) = x + x\n" + "".join(f"def d{i}(x) = d{i - 1}(d{i - 1}(x))\n" for i in range(2, 40))
+    defs = "def d1(x) = x + x\n" + "".join(f"def d{i}(x) = d{i - 1}(d{i - 1}(x))\n" for i in range(2, 31))
     path = write_rules(tmp_path, defs + """
 counter n = 0
-round { phase x { set n = d39(0) } }
+round { phase x { set n = d30(0) } }
 victory for p after x { win if n >= 0 rank by 0 }
 """)
     with pytest.raises(GameError, match="step budget"):
@@ -262,3 +262,11 @@ def test_a_card_number_too_long_to_convert_is_positioned(tmp_path):
     assert (d.line, d.col) == (3, 9) and "outside the engine's range" in d.message
     shown = info.value.render().splitlines()
     assert max(len(line) for line in shown) < 260 and shown[2].index("^") == shown[1].index("7")
+
+
+def test_a_long_chain_of_definitions_is_a_check_error(tmp_path):
+    defs = "def d1(x) = x + 1\n" + "".join(f"def d{i}(x) = d{i - 1}(x) + 1\n" for i in range(2, 301))
+    path = write_rules(tmp_path, defs + PLAYABLE.replace("set n += 1", "set n += d300(1)"))
+    with pytest.raises(CheckError) as info:
+        Engine.load(path)
+    assert "definitions call one another more than 32 deep" in info.value.diagnostics[0].message
