@@ -13,8 +13,8 @@ from .conftest import ROOT
 
 GAMES = [
     ("base.lf", ["--players", "3", "--set", "goal=10"]),
-    ("duel.lf", []),
-    ("kodama.lf", ["--players", "4"]),
+    ("duel.lf", ["--set", "fire_goal=6"]),
+    ("kodama.lf", ["--players", "4", "--set", "raised_goal=14"]),
     ("solo.lf", ["--set", "difficulty=7"]),
 ]
 
@@ -26,6 +26,8 @@ def test_replay_reproduces_the_trace_byte_for_byte(tmp_path, capsys, ruleset, ex
     assert cli.main(args) == cli.EXIT_OK
     setup = json.loads(trace.read_text().splitlines()[0])
     assert setup["event"] == "setup" and setup["data"]["seed"] == 3
+    name, value = extra[extra.index("--set") + 1].split("=")
+    assert setup["data"]["set"] == {name: value} and setup["data"]["params"][name] == int(value)
     assert all(h.startswith("sha256:") for h in setup["data"]["files"].values())
     assert any(f.endswith(".toml") for f in setup["data"]["files"])
     capsys.readouterr()
