@@ -22,7 +22,7 @@ from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range, suggest
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest
-from rulesdsl.limits import MAX_GAME_STEPS, MAX_INT, MIN_INT
+from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
 from .state import Frame, GameState
@@ -795,6 +795,8 @@ class Engine:
     def create(self, def_index: int, key: str):
         st = self.st
         cid = len(st.card_def)
+        if cid >= MAX_CARDS:
+            raise RuleError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
         st.card_def.append(def_index)
         st.loc.append(key)
         st.zones[key].append(cid)
@@ -926,6 +928,8 @@ class Engine:
             table = st.counters[name][who] if who is not None else st.counters[name]
             k = str(key)
             old = table.get(k, self.keyed_init[name])
+            if len(table) >= MAX_KEYS and k not in table:
+                raise RuleError(f"counter `{name}` has {MAX_KEYS:,} keys, the most the engine holds")
         elif who is not None:
             old = st.counters[name][who]
         else:

@@ -270,3 +270,22 @@ def test_a_long_chain_of_definitions_is_a_check_error(tmp_path):
     with pytest.raises(CheckError) as info:
         Engine.load(path)
     assert "definitions call one another more than 32 deep" in info.value.diagnostics[0].message
+
+
+def test_cards_and_counter_keys_are_capped(tmp_path, monkeypatch):
+    import interpreter.engine as engine_module
+    monkeypatch.setattr(engine_module, "MAX_CARDS", 50)
+    monkeypatch.setattr(engine_module, "MAX_KEYS", 20)
+    path = write_rules(tmp_path, """
+zone pile: pile of Token
+counter n = 0
+counter seen[] = 0
+round { phase x { create defs(Token) times 60 into pile } }
+victory for p after x { win if n > 0 rank by 0 }
+""")
+    with pytest.raises(GameError, match="more than 50 cards in one game"):
+        Engine.load(path).new_game(2, 0)
+    path.write_text(path.read_text().replace("create defs(Token) times 60 into pile",
+                                             "for i in 1..30 { set seen[i] += 1 }"))
+    with pytest.raises(GameError, match="counter `seen` has 20 keys"):
+        Engine.load(path).new_game(2, 0)
