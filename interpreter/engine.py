@@ -1039,9 +1039,8 @@ class Engine:
         if self.model.victory is not None:
             counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
         winners = [f"P{p + 1}" for p in range(st.player_count) if p != who] if lose else [f"P{who + 1}"]
-        st.result = {"winners": winners, "reason": reason, "reached": list(winners),
-                     "loser": f"P{who + 1}" if lose else None,
-                     "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
+        st.result = {"winners": winners, "loser": f"P{who + 1}" if lose else None, "reason": reason,
+                     "reached": list(winners), "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         st.stack.clear()
         self.emit("game_end", st.result)
