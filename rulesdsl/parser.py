@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -710,7 +711,32 @@ _ITEM_STARTS = {"GAME", "PARAM", "KIND", "ZONE", "COUNTER", "MARKER", "PIECE", "
                 "GRID", "DEF", "SETUP", "ROUND", "VICTORY", "EXTENDS", "AMEND"}
 
 
+_BRACKETS = re.compile(r'"[^"\n]*"|#[^\n]*|[{(\[]|[})\]]')
+
+
+def _too_many_brackets(source: str):
+    """Line and column of the first bracket nested more than 2 * MAX_NESTING deep, or None. A quick
+    scan of the text (strings and comments skipped) that refuses grossly deep nesting before the
+    parser spends time on it; nesting just past the limit is found on the tree, where the message
+    can point at the construct."""
+    depth = 0
+    for m in _BRACKETS.finditer(source):
+        ch = m.group()[0]
+        if ch in "{([":
+            depth += 1
+            if depth > 2 * MAX_NESTING:
+                at = m.start()
+                return source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+        elif ch in "})]":
+            depth = max(depth - 1, 0)
+    return None
+
+
 def _parse(source: str, path: str, start: str):
+    deep = _too_many_brackets(source)
+    if deep is not None:
+        raise ParseError([make(path, source, deep[0], deep[1], f"nested too deeply (more than {MAX_NESTING} levels)",
+                               "split it with `let`, a `def` or a `routine`")])
     try:
         tree = _parser().parse(source, start=start)
     except UnexpectedToken as exc:
