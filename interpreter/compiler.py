@@ -257,10 +257,10 @@ class Compiler:
             base = e.obj
             if isinstance(base, A.Name):
                 name = base.id
-                return lambda rt, env: rt.st.counters[name].get(str(idx(rt, env)), rt.keyed_init[name])
+                return lambda rt, env: rt.st.counters[name].get(str(idx(rt, env)), rt.st.keyed_init[name])
             name = base.name
             who = self.expr(base.obj)
-            return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.keyed_init[name])
+            return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.st.keyed_init[name])
         obj = self.expr(e.obj)
         span = e.span
 

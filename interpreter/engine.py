@@ -6,7 +6,8 @@
         options = engine.legal(state)          # sorted labels
         engine.apply(state, 0)                 # index into `options`
 
-The engine owns nothing that changes during play except through `apply`; the state is plain data.
+Everything that belongs to one game is in its state (plain data); the engine only points at the
+state and the sink of the call in progress, and a sink is given with each call.
 """
 from __future__ import annotations
 
@@ -182,7 +183,10 @@ class Engine:
         self.triggers = comp.trigger_procs
         self.reach = comp.reach_procs
         self._limit_exprs = {z.name: comp.expr(z.limit) for z in model.zones.values() if z.limit is not None}
-        self.zone_limits = {}
+        self._init_exprs = {c.name: comp.expr(c.init) for c in model.counters.values()}
+        self._bound_exprs = {c.name: (comp.expr(c.low) if c.low is not None else None,
+                                      comp.expr(c.high) if c.high is not None else None)
+                             for c in model.counters.values()}
         self.kind_of_zone = {z.name: z.kind for z in model.zones.values()}
         self.phases = list(model.round.phases)
         self.phase_start = {ph.name: comp.expr(ph.start) for ph in self.phases if ph.start is not None}
@@ -358,7 +362,7 @@ class Engine:
         st = GameState(n, seed)
         self.st = st
         self.sink = sink
-        self.zone_limits = {name: f(self, {}) for name, f in self._limit_exprs.items()}
+        st.zone_limits = {name: f(self, {}) for name, f in self._limit_exprs.items()}
         for z in self.model.zones.values():
             if z.per_player:
                 for i in range(n):
@@ -366,7 +370,7 @@ class Engine:
             else:
                 st.zones[z.name] = []
         for c in self.model.counters.values():
-            init = Compiler(self.model, self.params).expr(c.init)(self, {})
+            init = self._init_exprs[c.name](self, {})
             if c.keyed:
                 st.counters[c.name] = [dict() for _ in range(n)] if c.per_player else {}
             else:
@@ -381,19 +385,16 @@ class Engine:
             keys = self._player_keys[gr.name][:n] if gr.per_player else [gr.name]
             for k in keys:
                 st.grids[k] = {}  # cell -> card: only filled cells are stored
-        self.keyed_init = {c.name: Compiler(self.model, self.params).expr(c.init)(self, {})
-                            for c in self.model.counters.values() if c.keyed}
-        self._bounds = {c.name: (Compiler(self.model, self.params).expr(c.low)(self, {}) if c.low is not None else None,
-                                 Compiler(self.model, self.params).expr(c.high)(self, {}) if c.high is not None else None)
-                        for c in self.model.counters.values()}
+        st.keyed_init = {c.name: self._init_exprs[c.name](self, {})
+                         for c in self.model.counters.values() if c.keyed}
+        st.bounds = {name: tuple(f(self, {}) if f is not None else None for f in pair)
+                     for name, pair in self._bound_exprs.items()}
         self.run(st, setup_only)
         return st
 
     def use(self, st: GameState):
-        """Make `st` the state in play: values that depend on the player count follow it."""
-        if self.st is not st:
-            self.st = st
-            self.zone_limits = {name: f(self, {}) for name, f in self._limit_exprs.items()}
+        """Make `st` the state in play (everything that belongs to one game is in the state)."""
+        self.st = st
 
     def is_over(self, st: GameState) -> bool:
         """True once the game has a result."""
@@ -408,8 +409,7 @@ class Engine:
         if st.pending is None:
             raise ValueError("no decision is pending")
         self.use(st)
-        if sink is not None:
-            self.sink = sink
+        self.sink = sink  # per call: a clone played without a sink writes nowhere
         d = st.pending
         if isinstance(choice, str):
             if choice not in d["options"]:
@@ -642,8 +642,7 @@ class Engine:
         if phase not in names:
             raise ValueError(f"no phase `{phase}`; phases: {', '.join(names)}")
         self.st = st
-        if sink is not None:
-            self.sink = sink
+        self.sink = sink
         st.stage = "round"
         st.round = round_number
         self.begin_phase(st, names.index(phase), first)
@@ -818,7 +817,7 @@ class Engine:
     def move(self, card: int, dest: str, bottom: bool = False):
         """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
         st = self.st
-        limit = self.zone_limits.get(dest.split(".")[-1])
+        limit = st.zone_limits.get(dest.split(".")[-1])
         target = st.zones[dest]
         if limit is not None and len(target) >= limit:
             if self.sink is not None:
@@ -927,7 +926,7 @@ class Engine:
         if key is not None:
             table = st.counters[name][who] if who is not None else st.counters[name]
             k = str(key)
-            old = table.get(k, self.keyed_init[name])
+            old = table.get(k, st.keyed_init[name])
             if len(table) >= MAX_KEYS and k not in table:
                 raise RuleError(f"counter `{name}` has {MAX_KEYS:,} keys, the most the engine holds")
         elif who is not None:
@@ -937,7 +936,7 @@ class Engine:
         new = value if op == "=" else old + value if op == "+=" else old - value
         if not MIN_INT <= new <= MAX_INT:
             raise RuleError(f"counter `{name}` went outside the engine's range (-2^63 .. 2^63-1)")
-        low, high = self._bounds[name]
+        low, high = st.bounds[name]
         if low is not None and new < low:
             new = low
         if high is not None and new > high:

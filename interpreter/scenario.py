@@ -407,7 +407,7 @@ class Runner:
                              place="key")
         if seat is not None and not 1 <= int(seat) <= st.player_count:
             raise self.error(at, f"seat {seat} does not exist: seats are 1 to {st.player_count}", place="key")
-        low, high = self.engine._bounds.get(name, (None, None))
+        low, high = st.bounds.get(name, (None, None))
         if (low is not None and value < low) or (high is not None and value > high):
             if low is not None and high is not None:
                 held = f"holds {low} to {high}"

@@ -27,7 +27,8 @@ class GameState:
 
     __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
                  "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",
-                 "pending", "result", "seq", "decisions", "steps", "total_steps", "reached")
+                 "pending", "result", "seq", "decisions", "steps", "total_steps", "reached",
+                 "zone_limits", "keyed_init", "bounds")
 
     def __init__(self, player_count: int, seed: int):
         self.player_count = player_count
@@ -53,6 +54,10 @@ class GameState:
         self.steps = 0
         self.total_steps = 0  # steps of all earlier decisions: the game's whole work, capped
         self.reached: dict[str, list[bool]] = {}
+        # Values the rules derive from the player count at the start: they belong to this game.
+        self.zone_limits: dict[str, int] = {}
+        self.keyed_init: dict[str, int] = {}
+        self.bounds: dict[str, tuple] = {}
 
     def next_random(self) -> int:
         """splitmix64: a 64-bit output, advancing the state held in `rng`."""
@@ -87,4 +92,6 @@ class GameState:
             "result": copy.deepcopy(self.result), "decisions": self.decisions,
             "total_steps": self.total_steps,
             "reached": copy.deepcopy(self.reached),
+            "zone_limits": dict(self.zone_limits), "keyed_init": dict(self.keyed_init),
+            "bounds": {k: list(v) for k, v in self.bounds.items()},
         }

@@ -17,12 +17,12 @@ def race():
     return Engine.load(RULES / "race.lf")
 
 
-def run_until(engine, st, pred, limit=200):
+def run_until(engine, st, pred, limit=200, sink=None):
     agents = make_agents("first", st.player_count, 0)
     for _ in range(limit):
         if pred(st) or engine.is_over(st):
             return st
-        engine.apply(st, agents[st.pending["player"]].choose(engine.legal(st), st))
+        engine.apply(st, agents[st.pending["player"]].choose(engine.legal(st), st), sink)
     return st
 
 
@@ -70,9 +70,9 @@ def test_grid_hole_fill_trigger_and_line_data(race):
     sink = ListSink()
     race.apply(st, "build", sink)
     assert race.legal(st) == ["Blue", "Green", "Red"]    # copies in one place are one option
-    race.apply(st, "Green")
+    race.apply(st, "Green", sink)
     assert race.legal(st) == ["(1,1)", "(1,2)", "(2,1)", "(3,1)", "(3,2)"]  # (2,2) is a hole
-    race.apply(st, "(3,2)")
+    race.apply(st, "(3,2)", sink)
     fills = [e["data"]["line"] for e in sink.events if e["event"] == "fill"]
     assert fills == []
     grid = st.grids["P1.board"]
@@ -98,7 +98,7 @@ def test_row_completion_adds_its_bonus():
 def test_zone_limit_refuses_and_enter_trigger_counts(race):
     sink = ListSink()
     st = race.new_game(2, 5, sink=sink)
-    st = run_until(race, st, lambda s: s.round >= 2)
+    st = run_until(race, st, lambda s: s.round >= 2, sink=sink)
     assert len(st.zones["shelf"]) == 2
     blocked = [e for e in sink.events if e["event"] == "blocked"]
     assert blocked and all(e["data"]["limit"] == 2 for e in blocked)
@@ -170,7 +170,7 @@ victory for p after x { win if n > 40 rank by 0 }
     engine = Engine.load(path)
     assert engine.params == {"a": 2, "b": 3}
     st = engine.new_game(3, 0)
-    assert st.counters["n"] == 30 and engine.zone_limits["shelf"] == 6
+    assert st.counters["n"] == 30 and st.zone_limits["shelf"] == 6
 
 
 def test_a_bonus_action_is_decided_by_its_first_argument(tmp_path):

@@ -1,0 +1,36 @@
+"""One engine, many games: nothing that belongs to one game lives on the engine (issue 9's defects)."""
+from __future__ import annotations
+
+from interpreter.agents import make_agents
+from interpreter.engine import Engine
+from interpreter.trace import ListSink
+
+from .conftest import ROOT
+from .test_language import write_rules
+
+
+def test_a_bound_that_depends_on_the_player_count_follows_each_game(tmp_path):
+    path = write_rules(tmp_path, """
+counter n = 0 max player_count
+round { phase x each p { choose { option up { set n += 9 } } } }
+victory for p after x { win if n < 0 rank by 0 }
+""")
+    path.write_text(path.read_text().replace("players 2..3", "players 2..4"))
+    engine = Engine.load(path)
+    two = engine.new_game(2, 0)
+    engine.new_game(4, 0)  # a second game, of another size, on the same engine
+    engine.apply(two, "up")
+    assert two.counters["n"] == 2
+
+
+def test_a_clone_played_without_a_sink_writes_nothing_into_the_games_trace():
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    sink = ListSink()
+    st = engine.new_game(3, 5, sink=sink)
+    engine.apply(st, 0, sink)
+    before = len(sink.events)
+    rollout = st.clone()
+    agents = make_agents("random", 3, 9)
+    for _ in range(20):
+        engine.apply(rollout, agents[rollout.pending["player"]].choose(engine.legal(rollout), rollout))
+    assert len(sink.events) == before
