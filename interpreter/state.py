@@ -6,6 +6,15 @@ import copy
 MASK64 = (1 << 64) - 1
 
 
+def _copy(value):
+    """A copy of a counter's or a local's value: lists and tables copied, at any depth."""
+    if type(value) is list:
+        return [_copy(v) for v in value] if value and type(value[0]) in (list, dict) else list(value)
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
 class Frame:
     """One running body: which procedure, where in it, its local names and the acting player."""
 
@@ -76,8 +85,28 @@ class GameState:
                 return r % n
 
     def clone(self) -> "GameState":
-        """An independent copy (for search and what-if analysis)."""
-        return copy.deepcopy(self)
+        """An independent copy (for search and what-if analysis), written for the state's shape.
+
+        Containers the rules change are copied; what is never changed once made is shared: the
+        pending decision and the result (replaced, not edited) and the values fixed at the start."""
+        new = GameState.__new__(GameState)
+        new.player_count, new.seed, new.rng, new.stage = self.player_count, self.seed, self.rng, self.stage
+        new.round, new.phase_index, new.phase = self.round, self.phase_index, self.phase
+        new.queue = list(self.queue)
+        new.zones = {k: list(v) for k, v in self.zones.items()}
+        new.loc = list(self.loc)
+        new.card_def = list(self.card_def)
+        new.counters = {k: _copy(v) for k, v in self.counters.items()}
+        new.markers = dict(self.markers)
+        new.tracks = {k: dict(v) for k, v in self.tracks.items()}
+        new.grids = {k: dict(v) for k, v in self.grids.items()}
+        new.stack = [Frame(f.proc, f.pc, {k: _copy(v) for k, v in f.env.items()}, f.active) for f in self.stack]
+        new.pending = self.pending
+        new.result = self.result
+        new.seq, new.decisions, new.steps, new.total_steps = self.seq, self.decisions, self.steps, self.total_steps
+        new.reached = {k: list(v) for k, v in self.reached.items()}
+        new.zone_limits, new.keyed_init, new.bounds = self.zone_limits, self.keyed_init, self.bounds
+        return new
 
     def to_json(self) -> dict:
         """The complete state as JSON-serialisable data."""

@@ -34,3 +34,19 @@ def test_a_clone_played_without_a_sink_writes_nothing_into_the_games_trace():
     for _ in range(20):
         engine.apply(rollout, agents[rollout.pending["player"]].choose(engine.legal(rollout), rollout))
     assert len(sink.events) == before
+
+
+def test_a_clone_is_independent_and_plays_the_same_game():
+    engine = Engine.load(ROOT / "rulesets" / "kodama.lf")
+    st = engine.new_game(3, 4)
+    agents = make_agents("random", 3, 2)
+    for _ in range(150):
+        engine.apply(st, agents[st.pending["player"]].choose(engine.legal(st), st))
+    frozen = st.to_json()
+    twin, other = st.clone(), st.clone()
+    for clone in (twin, other):  # the same choices from the same state give the same game
+        agents = make_agents("random", 3, 7)
+        while not engine.is_over(clone):
+            engine.apply(clone, agents[clone.pending["player"]].choose(engine.legal(clone), clone))
+    assert st.to_json() == frozen
+    assert twin.to_json() == other.to_json() and twin.result is not None
