@@ -22,7 +22,7 @@ from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range, suggest
-from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest
+from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
@@ -202,6 +202,7 @@ class Engine:
         self.sink = None
         self.st: GameState | None = None
         self.origin: dict | None = None  # set by `load`: the files and parameters, for traces
+        self._texts: dict | None = None  # set by `load`: every file's text, for pickling
 
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
@@ -251,12 +252,21 @@ class Engine:
                                    "the type of this value is not known here")]) from None
         # What a trace needs to replay the game alone: the files as given, with the hash of each
         # file that was loaded, and the parameters as set.
-        files = {path: digest(text) for path, text in model.program.sources.items()}
-        files.update(db.digests)
+        texts = dict(model.program.sources)
+        texts.update(db.texts)
+        engine._texts = texts  # what a pickled engine carries, so a worker reads no file
+        files = {path: digest(text) for path, text in texts.items()}
         engine.origin = {"ruleset": str(ruleset), "cards": None if cards is None else str(cards),
                          "search": [str(p) for p in search],
                          "set": {k: str(v) for k, v in (params or {}).items()}, "files": files}
         return engine
+
+    def __reduce__(self):
+        """An engine pickles as its recipe: the files' texts, the parameters and the search roots.
+        Unpickling compiles it again from those texts, reading nothing from the disk."""
+        if self.origin is None or self._texts is None:
+            raise TypeError("only an engine made by Engine.load can be pickled")
+        return (_rebuild, (self.origin, self._texts))
 
     def _params(self, overrides: dict) -> dict:
         """Declared values, in order, with `--set` overrides; later params see earlier ones.
@@ -1108,3 +1118,12 @@ class Engine:
         self.st.markers[marker] = to
         if self.sink is not None:
             self.emit("marker", {"marker": marker, "to": f"P{to + 1}" if to is not None else None}, to)
+
+
+def _rebuild(origin: dict, texts: dict) -> Engine:
+    """An engine compiled again from a pickled recipe (see Engine.__reduce__)."""
+    with overlay({path: text.encode("utf-8") for path, text in texts.items()}):
+        engine = Engine.load(origin["ruleset"], origin["cards"], origin["set"], search=tuple(origin["search"]))
+    if engine.origin["files"] != origin["files"]:
+        raise ValueError("the pickled engine's files do not rebuild the same engine")
+    return engine

@@ -12,7 +12,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 from . import ast as A
 from .errors import CardError, Diagnostic, make, suggest
 from .limits import MAX_INT, MIN_INT
-from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, digest, read_bytes
+from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
@@ -43,7 +43,7 @@ class CardDB:
     path: str
     defs: tuple
     by_kind: dict = attrs.field(eq=False)
-    digests: dict = attrs.field(factory=dict, eq=False)  # file -> hash of the text that was loaded
+    texts: dict = attrs.field(factory=dict, eq=False)  # file -> the text that was loaded
 
 
 def _literal(expr):
@@ -205,7 +205,7 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             by_kind[table].append(d)
     if errors:
         raise CardError(errors)
-    return CardDB(path, tuple(defs), {k: tuple(v) for k, v in by_kind.items()}, {path: digest(where.text)})
+    return CardDB(path, tuple(defs), {k: tuple(v) for k, v in by_kind.items()}, {path: where.text})
 
 
 def cross_check(model, db: CardDB):
@@ -265,4 +265,4 @@ def merge_cards(dbs) -> CardDB:
     kinds = {k for db in dbs for k in db.by_kind}
     return CardDB(" + ".join(db.path for db in dbs), tuple(defs),
                   {k: tuple(by_kind.get(k, ())) for k in sorted(kinds)},
-                  {path: h for db in dbs for path, h in db.digests.items()})
+                  {path: text for db in dbs for path, text in db.texts.items()})

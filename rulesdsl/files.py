@@ -12,6 +12,8 @@ add search roots on the command line (`--path DIR`).
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 import stat
@@ -24,6 +26,21 @@ MARKER = "lfdsl.toml"
 # Caps on what one file may hold, checked before it is read.
 RULES_MAX_BYTES = 256 << 10    # a rules file (`.lf`): 256 KiB, about 15 times the largest shipped
 DATA_MAX_BYTES = 4 << 20       # a card database or a scenario file: 4 MiB
+
+
+# Files given in memory (path -> bytes) that stand in for the disk while set: a pickled engine is
+# rebuilt from the texts it carries, reading nothing.
+_OVERLAY: contextvars.ContextVar = contextvars.ContextVar("lfdsl_overlay", default=None)
+
+
+@contextlib.contextmanager
+def overlay(files: dict):
+    """Within the block, `read_bytes` and `check_readable` see only `files` (path -> bytes)."""
+    token = _OVERLAY.set(dict(files))
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
 
 
 class FileRefused(Exception):
@@ -77,7 +94,12 @@ def named_path(written: str, naming_file: str) -> str:
 
 
 def check_name(written: str, resolved: str, project: Project) -> None:
-    """Refuse a name a ruleset may not use: absolute, escaping with `..`, or leaving the project."""
+    """Refuse a name a ruleset may not use: absolute, escaping with `..`, or leaving the project.
+
+    Under an overlay only the files it holds can be read, and they passed this check when they
+    were first loaded: the names are not held against the disk of wherever the rebuild runs."""
+    if _OVERLAY.get() is not None:
+        return
     if os.path.isabs(written) or written.startswith("~"):
         raise FileRefused("a ruleset may only name files by a path relative to its own folder",
                           "write the path from this file's folder, e.g. \"cards/game.toml\"")
@@ -91,6 +113,13 @@ def check_name(written: str, resolved: str, project: Project) -> None:
 def check_readable(path: str | Path, limit: int) -> None:
     """Refuse, without opening it, anything but an existing regular file of at most `limit` bytes."""
     path = str(path)
+    files = _OVERLAY.get()
+    if files is not None:
+        if path not in files:
+            raise FileRefused("file not found")
+        if len(files[path]) > limit:
+            raise FileRefused(f"file too large: {len(files[path]):,} bytes, the limit is {limit:,}")
+        return
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -109,6 +138,9 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
     path = str(path)
     check_readable(path, limit)
+    files = _OVERLAY.get()
+    if files is not None:
+        return files[path]
     try:
         # Non-blocking: if the name was swapped for a pipe since the check, open does not wait.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

@@ -50,3 +50,41 @@ def test_a_clone_is_independent_and_plays_the_same_game():
             engine.apply(clone, agents[clone.pending["player"]].choose(engine.legal(clone), clone))
     assert st.to_json() == frozen
     assert twin.to_json() == other.to_json() and twin.result is not None
+
+
+
+WORKER = """
+import io, os, pickle, sys
+from interpreter.agents import make_agents, play
+from interpreter.trace import JsonLinesSink
+pickled = sys.stdin.buffer.read()
+os.chdir(sys.argv[1])  # nothing of the project can be read from here
+engine = pickle.loads(pickled)
+out = io.StringIO()
+sink = JsonLinesSink(out)
+st = engine.new_game(1, 12, sink=sink)
+play(engine, st, make_agents("random", 1, 12), sink)
+sys.stdout.write(out.getvalue())
+"""
+
+
+def test_an_engine_pickles_and_a_worker_plays_the_same_game(tmp_path, monkeypatch):
+    import io
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    from interpreter.agents import play
+    from interpreter.trace import JsonLinesSink
+    monkeypatch.chdir(ROOT)
+    engine = Engine.load("rulesets/solo.lf", params={"difficulty": "4"})
+    out = io.StringIO()
+    sink = JsonLinesSink(out)
+    st = engine.new_game(1, 12, sink=sink)
+    play(engine, st, make_agents("random", 1, 12), sink)
+    worker = subprocess.run([sys.executable, "-c", WORKER, str(tmp_path)], input=pickle.dumps(engine),
+                            capture_output=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert worker.returncode == 0, worker.stderr.decode()
+    theirs = worker.stdout.decode()
+    assert theirs == out.getvalue() and theirs.count("\n") > 50
