@@ -13,7 +13,8 @@ import sys
 from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
 
 from .agents import make_agents, play
-from .engine import Engine, GameError, InternalError, ParamError
+from .engine import Engine, GameError, InternalError
+from .params import ParamError
 from .scenario import run_scenario
 from .trace import JsonLinesSink, TextSink, result_lines
 

@@ -32,11 +32,11 @@ def charge(rt, n: int, span, what: str):
     st = rt.st if rt is not None else None
     if st is None:  # evaluated before any game: parameters and static data
         if n > MAX_STEP_BUDGET:
-            raise RuleError(f"{what} is longer than the engine allows ({MAX_STEP_BUDGET:,})", span)
+            raise RuleError(f"{what}: more than the engine allows ({MAX_STEP_BUDGET:,} steps)", span)
         return
     st.steps += n
     if st.steps > rt.step_budget:
-        raise RuleError(f"{what} is more than the step budget ({rt.step_budget:,}) allows", span)
+        raise RuleError(f"{what}: more than the step budget ({rt.step_budget:,}) allows", span)
 
 
 def piece_key(v) -> str:
@@ -140,11 +140,7 @@ class Compiler:
         span = fn.span
 
         def call(rt, args, _names=names, _defaults=defaults, _h=holder):
-            st = rt.st if rt is not None else None
-            if st is not None:  # each call is a step: a tree of calls cannot grow without bound
-                st.steps += 1
-                if st.steps > rt.step_budget:
-                    raise RuleError(f"calls of `{fn.name}` are more than the step budget allows", span)
+            charge(rt, 1, span, f"calls of `{fn.name}`")  # a tree of calls cannot grow without bound
             if len(args) == len(_names):
                 return _h["body"](rt, dict(zip(_names, args)))
             env = {}

@@ -12,7 +12,6 @@ state and the sink of the call in progress, and a sink is given with each call.
 from __future__ import annotations
 
 import copy
-import re
 from pathlib import Path
 
 import attrs
@@ -21,11 +20,12 @@ from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
-from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range, suggest
+from rulesdsl.errors import CardError, Diagnostic, LanguageError, make, player_range
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
 from .compiler import SUSPEND, Compiler, RuleError, piece_key
+from .params import resolve_params
 from .state import Frame, GameState
 
 
@@ -39,96 +39,6 @@ class GameError(Exception):
 
 class InternalError(GameError):
     """The engine itself failed (a defect of lfdsl): reported with the rule that was running."""
-
-
-class ParamError(LanguageError):
-    """A `--set` that names no parameter or gives a value of the wrong type."""
-
-    step = "params"
-
-
-_KIND_OF = {bool: "true or false", int: "a whole number", str: "a text"}
-_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
-
-
-@attrs.frozen
-class ParamValue:
-    """A value given to a parameter and where it was written: the text typed after `name=` on the
-    command line (a str), or a typed value from a scenario's `[params]` table."""
-
-    value: object
-    path: str
-    line: int
-    col: int
-    source_line: str | None
-    key_line: int
-    key_col: int
-    typed_source: bool = False  # True when the value comes typed (TOML), not as text to read
-
-    def typed(self, default):
-        """The value as the type of `default`, or None when it is not one."""
-        v = self.value
-        if isinstance(v, str) and not isinstance(default, str) and not self.typed_source:
-            if isinstance(default, bool):
-                return {"true": True, "false": False}.get(v)
-            return int(v) if _WHOLE_NUMBER.fullmatch(v) else None
-        if isinstance(default, bool):
-            return v if isinstance(v, bool) else None
-        if isinstance(default, int):
-            return v if isinstance(v, int) and not isinstance(v, bool) else None
-        return v if isinstance(v, str) else None
-
-    def shown(self) -> str:
-        """The value as it was written."""
-        v = self.value
-        if not self.typed_source:
-            return f"`{v}`"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return f'"{v}"' if isinstance(v, str) else str(v)
-
-    def at_value(self, message, hint=None) -> Diagnostic:
-        """A diagnostic with the caret under the value."""
-        return Diagnostic(self.path, self.line, self.col, message, hint, self.source_line)
-
-    def at_key(self, message, hint=None) -> Diagnostic:
-        """A diagnostic with the caret under the parameter's name."""
-        return Diagnostic(self.path, self.key_line, self.key_col, message, hint, self.source_line
-                          if self.key_line == self.line else None)
-
-
-# (node class, field) -> what a parameter used as that whole expression counts; such a
-# parameter may not be given a negative value.
-_COUNT_USES = {(A.ZoneDecl, "limit"): "a zone's limit", (A.CounterDecl, "low"): "a counter's `min`",
-               (A.CounterDecl, "high"): "a counter's `max`", (A.Repeat, "count"): "a `repeat` count",
-               (A.Create, "times"): "a `create ... times` count", (A.Actions, "count"): "an `actions` count",
-               (A.Actions, "most"): "an `each at most` count", (A.Range, "lo"): "the end of a range",
-               (A.Range, "hi"): "the end of a range"}
-
-
-def _count_params(model) -> dict:
-    """Parameters that some declaration or rule uses, as the whole expression, for a count, a
-    limit or a bound: name -> what it is used as (the first use found)."""
-    names = model.params
-    found: dict[str, str] = {}
-    todo = list(model.program.items)
-    seen = set()
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (list, tuple)):
-            todo.extend(reversed(n))
-            continue
-        if not attrs.has(type(n)) or isinstance(n, A.Span) or id(n) in seen:
-            continue
-        seen.add(id(n))
-        for f in attrs.fields(type(n)):
-            sub = getattr(n, f.name)
-            use = _COUNT_USES.get((type(n), f.name))
-            if use and isinstance(sub, A.Name) and sub.id in names:
-                found.setdefault(sub.id, use)
-            if isinstance(sub, (list, tuple)) or attrs.has(type(sub)):
-                todo.append(sub)
-    return found
 
 
 @attrs.frozen
@@ -164,7 +74,7 @@ class Engine:
         self.model = model
         self.cards = cards
         self.path = model.program.path
-        self.params = self._params(params or {})
+        self.params = resolve_params(model, params or {})
         comp = Compiler(model, self.params)
         self.fields = [d.fields for d in cards.defs]
         self.names = [d.name for d in cards.defs]
@@ -267,47 +177,6 @@ class Engine:
         if self.origin is None or self._texts is None:
             raise TypeError("only an engine made by Engine.load can be pickled")
         return (_rebuild, (self.origin, self._texts))
-
-    def _params(self, overrides: dict) -> dict:
-        """Declared values, in order, with `--set` overrides; later params see earlier ones.
-
-        An override is the text typed after `name=` on the command line, or a ParamValue that
-        carries a typed value and the place it was written (a scenario's `[params]`). Every
-        problem is reported at its place: `--set:N:col`, N counting the `--set` arguments."""
-        errors = []
-        given = {}
-        for n, (name, raw) in enumerate(overrides.items(), 1):
-            if not isinstance(raw, ParamValue):
-                raw = ParamValue(raw, "--set", n, len(name) + 2, f"{name}={raw}", n, 1)
-            given[name] = raw
-            if name not in self.model.params:
-                errors.append(raw.at_key(f"the ruleset has no parameter `{name}`", suggest(name, self.model.params)))
-        not_negative = _count_params(self.model)
-        values = {}
-        for name, decl in self.model.params.items():
-            default = Compiler(self.model, dict(values)).expr(decl.value)(None, {})
-            if name not in given:
-                values[name] = default
-                continue
-            allowed = Compiler(self.model, dict(values)).expr(decl.allowed)(None, {}) if decl.allowed else None
-            raw = given[name]
-            value = raw.typed(default)
-            if value is None:
-                errors.append(raw.at_value(f"`{name}` takes {_KIND_OF[type(default)]}, not {raw.shown()}"))
-                values[name] = default
-                continue
-            values[name] = value
-            if allowed is not None and value not in allowed:
-                shown = (f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1))
-                         else ", ".join(str(a) for a in allowed))
-                errors.append(raw.at_value(f"`{name}` may be {shown}, not {raw.shown()}",
-                                           f"the ruleset declares `param {name} = ... from {shown}`"))
-            elif (name in not_negative and not isinstance(value, bool) and isinstance(value, int)
-                  and value < 0 <= default):
-                errors.append(raw.at_value(f"`{name}` may not be negative: it is used as {not_negative[name]}"))
-        if errors:
-            raise ParamError(errors)
-        return values
 
     def _data(self, fields, comp, count):
         defaults = {}
@@ -542,21 +411,19 @@ class Engine:
 
     def internal_error(self, span, exc) -> "InternalError":
         """An unexpected failure inside the engine, reported with the rule that was running."""
-        span = span or A.Span(0, 0)
-        path = span.path or self.path
-        where = f"round {self.st.round}: " if self.st and self.st.round else ""
-        return InternalError(make(path, self.model.program.source_of(path), span.line, span.col,
-                                  f"{where}internal error in the engine while running this rule "
+        return self.runtime_error(span, f"internal error in the engine while running this rule "
                                   f"({type(exc).__name__}: {exc})",
                                   "this is a fault of lfdsl, not of the ruleset: please report it with the "
-                                  "ruleset, the seed and this message"))
+                                  "ruleset, the seed and this message", InternalError)
 
-    def runtime_error(self, span, message, hint=None) -> GameError:
+    def runtime_error(self, span, message, hint=None, kind=None) -> GameError:
+        """A positioned GameError (or `kind`) at `span`, with the round and the trigger running."""
         span = span or A.Span(0, 0)
         prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
         prefix += self._trigger_context(span)
         path = span.path or self.path
-        return GameError(make(path, self.model.program.source_of(path), span.line, span.col, prefix + message, hint))
+        return (kind or GameError)(make(path, self.model.program.source_of(path), span.line, span.col,
+                                        prefix + message, hint))
 
     def _trigger_context(self, span) -> str:
         """`in the trigger `on enter z` (f.lf:9), fired by the statement at f.lf:4: ` when the error
@@ -675,9 +542,9 @@ class Engine:
     def check_victory(self, st: GameState) -> bool:
         """Evaluate the win condition for every player; end the game if anyone wins."""
         var = self.model.victory.var
-        winners, counts, ranks = [], {}, {}
+        winners, counts, ranks, envs = [], {}, {}, {}
         for p in range(st.player_count):
-            env = {var: p}
+            env = envs[p] = {var: p}
             env.update(self.scores(st, p))
             counts[f"P{p + 1}"] = {k: env[k] for k, _ in self.victory_scores}
             if self.victory_win(self, env):
@@ -688,7 +555,7 @@ class Engine:
         best = max(ranks.values())
         top = [p for p in winners if ranks[p] == best]
         st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
-                     "reason": self._victory_reason(top)
+                     "reason": self._victory_reason([envs[p] for p in top])
                                + (f"; shared win at equal rank ({best})" if len(top) > 1
                                   else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
@@ -697,14 +564,11 @@ class Engine:
         self.emit("game_end", st.result)
         return True
 
-    def _victory_reason(self, winners) -> str:
-        """The texts of the win conditions the winners met (the first met, per winner), or a generic
-        reason when the victory block gives none."""
+    def _victory_reason(self, winner_envs) -> str:
+        """The texts of the win conditions the winners met (the first met, per winner, evaluated in
+        the winner's victory environment), or a generic reason when the victory block gives none."""
         texts = []
-        var = self.model.victory.var
-        for p in winners:
-            env = {var: p}
-            env.update(self.scores(self.st, p))
+        for env in winner_envs:
             text = next((t for cond, t in self.victory_reasons if cond(self, env)), None)
             if text is not None and text not in texts:
                 texts.append(text)

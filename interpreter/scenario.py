@@ -10,7 +10,7 @@ from rulesdsl import ast as A
 from rulesdsl.cards import read_toml
 from rulesdsl.limits import MAX_INT, MIN_INT
 from rulesdsl.checker import check_expression
-from rulesdsl.errors import Diagnostic, LanguageError, suggest
+from rulesdsl.errors import Diagnostic, LanguageError, player_range, suggest
 from rulesdsl.parser import parse_expression
 from rulesdsl.tomlpos import TomlMap
 
@@ -226,7 +226,7 @@ class Runner:
         g = e.model.game
         players = d.get("players", g.default_players)
         if not g.min_players <= players <= g.max_players:
-            raise self.error(("players",), f"{g.name} is played by {g.min_players} to {g.max_players} players, "
+            raise self.error(("players",), f"{g.name} is played by {player_range(g.min_players, g.max_players)}, "
                              f"not {players}")
         seed = d.get("seed", 0)
         start = d.get("start")
@@ -444,7 +444,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
     data, where = read(path)
     params = data.get("params")
     if params:
-        from .engine import ParamError, ParamValue
+        from .params import ParamError, ParamValue
         given = {}
         for k, v in params.items():
             line, col = where.value(("params", k))

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from interpreter.cli import main
-from interpreter.engine import Engine, ParamError
+from interpreter.engine import Engine
+from interpreter.params import ParamError
 from interpreter.scenario import ScenarioError, run_scenario
 from rulesdsl.cards import cross_check, load_cards, merge_cards
 from rulesdsl.checker import check
