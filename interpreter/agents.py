@@ -1,4 +1,4 @@
-"""Agents: anything that picks an option index from the pending decision's sorted labels."""
+"""Agents: anything that picks one of the pending decision's options (engine.Option)."""
 from __future__ import annotations
 
 import random
@@ -11,9 +11,9 @@ class FirstAgent:
 
     name = "first"
 
-    def choose(self, options: list[str], state) -> int:
-        """Index of the chosen option."""
-        return 0
+    def choose(self, options: list, state):
+        """The chosen option."""
+        return options[0]
 
 
 class RandomAgent:
@@ -24,9 +24,9 @@ class RandomAgent:
     def __init__(self, seed: int, seat: int):
         self.rng = random.Random(seed * 1_000_003 + seat)
 
-    def choose(self, options: list[str], state) -> int:
-        """Index of the chosen option."""
-        return self.rng.randrange(len(options))
+    def choose(self, options: list, state):
+        """The chosen option."""
+        return options[self.rng.randrange(len(options))]
 
 
 AGENTS = {"first": lambda seed, seat: FirstAgent(), "random": RandomAgent}
@@ -49,7 +49,7 @@ def play(engine, state, agents, sink=None, max_decisions: int | None = None):
     """Drive a game to its end with one agent per seat."""
     count = 0
     while not engine.is_over(state):
-        options = engine.legal(state)
+        options = engine.options(state)
         who = state.pending["player"]
         engine.apply(state, agents[who].choose(options, state), sink)
         count += 1

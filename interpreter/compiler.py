@@ -1122,7 +1122,7 @@ class Compiler:
                 return None
             labels, values = rt.options_for(values, elem)
             who = by(rt, env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values})
+            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values, "elem": elem})
         proc.emit(choose, s.span)
         self.body(proc, s.body)
         end[0] = len(proc.code)
@@ -1166,7 +1166,7 @@ class Compiler:
                 values.append(None)
                 values_costs.append(0)
             who = by(rt, fr.env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values,
+            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values, "elem": elem,
                                                 "costs": values_costs, "left": left, "count": count,
                                                 "end": end[0]})
         head = proc.emit(pick, s.span)

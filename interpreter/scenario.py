@@ -14,11 +14,10 @@ from rulesdsl.errors import Diagnostic, LanguageError, player_range, suggest
 from rulesdsl.parser import parse_expression
 from rulesdsl.tomlpos import TomlMap
 
-from .compiler import Compiler, RuleError
+from .compiler import RuleError
 from .engine import Engine, GameError
+from .position import PositionError
 from .trace import ListSink, render
-
-SET_ASIDE = "set_aside"
 
 # What each key of a scenario file holds: "text", "int", "bool", "value" (a parameter's: a whole
 # number, true/false or a text), ("list", item), ("table", {key: kind}) with fixed keys,
@@ -186,9 +185,7 @@ class Runner:
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
                                         self.where.source_line(line)))
             raise ScenarioError(diags) from None
-        comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)
-        comp.m_player_keys = e._player_keys
-        comp.funcs = {}  # compiled again with the expectation's argument types
+        comp = e.program.expression_compiler(types, calls)
         if comp.chancy(node):
             raise self.error(key_path, f"`{text}` draws from the game's RNG; an expectation must not")
         return node, comp
@@ -199,10 +196,8 @@ class Runner:
         return self._run(comp.expr(node), text, st, key_path)
 
     def _run(self, fn, text, st, key_path):
-        e = self.engine
-        e.st = st
         try:
-            return fn(e, {})
+            return self.engine.evaluate(fn, st)
         except RuleError as exc:
             raise self.error(key_path, f"cannot evaluate `{text}`: {exc.message}") from None
         except (TypeError, KeyError, IndexError, ValueError, AttributeError):
@@ -249,6 +244,7 @@ class Runner:
             self.arrange(st, start)
             e.start_at(st, start["phase"], None if first is None else first - 1,
                        start.get("round", 1), sink=self.sink)
+        self.state = st  # the game as the scenario left it
         for i, step in enumerate(d.get("step", []), 1):
             self.step(st, i, step)
         return self.outcomes
@@ -284,146 +280,37 @@ class Runner:
 
     # ---- arranging a starting situation ---------------------------------------------------------
     def arrange(self, st, start):
-        e = self.engine
-        st.zones.setdefault(SET_ASIDE, [])
-        claimed: set[int] = set()
-        by_name: dict[str, list[int]] = {}
-        for d in e.cards.defs:
-            by_name.setdefault(d.name, []).append(d.index)
+        """The [start] table, through the engine's public arrangement API (position.py)."""
+        pos = self.engine.arrange(st)
+
+        def doing(at, action, *args):
+            try:
+                action(*args)
+            except PositionError as exc:
+                where = at + (exc.index,) if getattr(exc, "index", None) is not None else at
+                raise self.error(where, exc.message, exc.hint, exc.place) from None
         for key, names in start.get("zones", {}).items():
-            at = ("start", "zones", key)
-            if key not in st.zones or key == SET_ASIDE:
-                zones = sorted(z for z in st.zones if z != SET_ASIDE)
-                raise self.error(at, f"no zone `{key}`; zones: {', '.join(zones)}", suggest(key, zones), "key")
-            for c in list(st.zones[key]):
-                self._relocate(st, c, SET_ASIDE)
-            for j, name in enumerate(names):
-                c = self._find(st, name, key, claimed, by_name, at + (j,))
-                self._relocate(st, c, key)
+            doing(("start", "zones", key), pos.fill_zone, key, names)
         for key, cells in start.get("grids", {}).items():
             at = ("start", "grids", key)
-            if key not in st.grids:
-                raise self.error(at, f"no grid `{key}`; grids: {', '.join(sorted(st.grids))}",
-                                 suggest(key, st.grids), "key")
-            gname = key.split(".")[-1]
-            meta = e.grid_meta[gname]
+            if key not in st.grids:  # reported before any cell label is read
+                doing(at, pos.fill_cell, key, 1, 1, "")
             for label, name in cells.items():
                 m = re.fullmatch(r"\(([0-9]+),[ \t]*([0-9]+)\)", label)
                 if not m:
                     raise self.error(at + (label,), f"grid cell `{label}` is not written (column,row)",
                                      place="key")
-                x, y = int(m.group(1)), int(m.group(2))
-                idx = (y - 1) * meta.width + (x - 1)
-                if not (1 <= x <= meta.width and 1 <= y <= meta.height) or idx not in meta.playable:
-                    raise self.error(at + (label,), f"grid `{gname}` has no cell ({x},{y}): it is "
-                                     f"{meta.width} columns by {meta.height} rows", place="key")
-                old = st.grids[key].get(idx)
-                if old is not None:
-                    self._relocate(st, old, SET_ASIDE)
-                c = self._find(st, name, key, claimed, by_name, at + (label,))
-                self._detach(st, c)
-                st.grids[key][idx] = c
-                st.loc[c] = key
+                doing(at + (label,), pos.fill_cell, key, int(m.group(1)), int(m.group(2)), name)
         for key, value in start.get("counters", {}).items():
-            self._set_counter(st, key, value, ("start", "counters", key))
+            doing(("start", "counters", key), pos.set_counter, key, value)
         for name, seat in start.get("markers", {}).items():
-            at = ("start", "markers", name)
-            if name not in st.markers:
-                raise self.error(at, f"no marker `{name}`", suggest(name, st.markers), "key")
-            if not 1 <= seat <= st.player_count:
-                raise self.error(at, f"marker `{name}`: seat {seat} does not exist: seats are 1 to {st.player_count}")
-            st.markers[name] = seat - 1
+            doing(("start", "markers", name), pos.give_marker, name, seat)
         for name, places in start.get("tracks", {}).items():
             at = ("start", "tracks", name)
             if name not in st.tracks:
-                raise self.error(at, f"no track `{name}`", suggest(name, st.tracks), "key")
-            size = e.track_meta[name].size
-            for p, pos in places.items():
-                if p not in st.tracks[name]:
-                    raise self.error(at + (p,), f"no piece `{p}` on track `{name}`", suggest(p, st.tracks[name]),
-                                     "key")
-                if not 0 <= pos < size:
-                    raise self.error(at + (p,), f"track `{name}` has spaces 0 to {size - 1}, not {pos}")
-                st.tracks[name][p] = pos
-
-    def _find(self, st, name, key, claimed, by_name, at):
-        if name not in by_name:
-            raise self.error(at, f"no card named `{name}`", suggest(name, by_name))
-        # A zone or grid holds cards of one kind: a card of another kind cannot be put there.
-        m = self.engine.model
-        base = key.split(".")[-1]
-        decl = m.zones.get(base) or m.grids.get(base)
-        defs = {d for d in by_name[name] if decl is None or self.engine.cards.defs[d].kind == decl.kind}
-        if not defs:
-            kinds = sorted({self.engine.cards.defs[d].kind for d in by_name[name]})
-            raise self.error(at, f"`{name}` is a {' or '.join(kinds)} card, and `{key}` holds {decl.kind} cards")
-        owner = key.split(".")[0] + "." if "." in key else None
-
-        def rank(c):
-            loc = st.loc[c]
-            if loc == SET_ASIDE:
-                return 0
-            if owner and loc.startswith(owner):
-                return 1
-            if "." not in loc:
-                return 2
-            return 3
-        candidates = [c for c in range(len(st.card_def)) if st.card_def[c] in defs and c not in claimed]
-        if not candidates:
-            c = self.engine.create(sorted(defs)[0], SET_ASIDE)
-        else:
-            c = min(candidates, key=lambda c: (rank(c), c))
-        claimed.add(c)
-        return c
-
-    def _detach(self, st, c):
-        loc = st.loc[c]
-        if loc in st.zones:
-            st.zones[loc].remove(c)
-        else:
-            cells = st.grids[loc]
-            for i, held in list(cells.items()):
-                if held == c:
-                    del cells[i]
-
-    def _relocate(self, st, c, key):
-        self._detach(st, c)
-        st.zones[key].append(c)
-        st.loc[c] = key
-
-    def _set_counter(self, st, key, value, at):
-        m = re.fullmatch(r"(?:P([0-9]+)\.)?([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z0-9_]+)\])?", key)
-        if not m or m.group(2) not in st.counters:
-            raise self.error(at, f"no counter `{key}`", suggest(key, st.counters), "key")
-        seat, name, sub = m.groups()
-        decl = self.engine.model.counters[name]
-        if (seat is not None) != decl.per_player:
-            wanted = f"`P1.{name}`" if decl.per_player else f"`{name}`"
-            raise self.error(at, f"counter `{name}` is {'' if decl.per_player else 'not '}per player: "
-                             f"write {wanted}", place="key")
-        if (sub is not None) != decl.keyed:
-            wanted = f"`{name}[key]`" if decl.keyed else f"`{name}`"
-            raise self.error(at, f"counter `{name}` is {'' if decl.keyed else 'not '}keyed: write {wanted}",
-                             place="key")
-        if seat is not None and not 1 <= int(seat) <= st.player_count:
-            raise self.error(at, f"seat {seat} does not exist: seats are 1 to {st.player_count}", place="key")
-        low, high = st.bounds.get(name, (None, None))
-        if (low is not None and value < low) or (high is not None and value > high):
-            if low is not None and high is not None:
-                held = f"holds {low} to {high}"
-            else:
-                held = f"is at least {low}" if low is not None else f"is at most {high}"
-            raise self.error(at, f"counter `{name}` {held}, not {value}")
-        if seat is not None:
-            table = st.counters[name]
-            if sub is not None:
-                table[int(seat) - 1][sub] = value
-            else:
-                table[int(seat) - 1] = value
-        elif sub is not None:
-            st.counters[name][sub] = value
-        else:
-            st.counters[name] = value
+                doing(at, pos.put_piece, name, "", 0)
+            for p, space in places.items():
+                doing(at + (p,), pos.put_piece, name, p, space)
 
     def log(self) -> list[str]:
         """The readable trace of what the scenario played."""
@@ -451,7 +338,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
             key_line, key_col = where.key(("params", k))
             given[k] = ParamValue(v, str(path), line, col, where.source_line(line), key_line, key_col, True)
         try:
-            engine = Engine(engine.model, engine.cards, given)
+            engine = Engine(engine.program.with_params(given))
         except ParamError as exc:
             raise ScenarioError(exc.diagnostics) from None
     runner = Runner(engine, path)

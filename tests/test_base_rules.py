@@ -26,7 +26,7 @@ def test_tiebreak_23_20_16(engine):
     """French rulebook, Fin du jeu: three goals reached in one round; Alice wins 23 to 20 to 16."""
     outcomes, runner = run_scenario(engine, SCENARIOS / "tiebreak_23_20_16.toml")
     assert all(o.ok for o in outcomes)
-    st = engine.st
+    st = runner.state
     assert engine.is_over(st)
     assert st.pending is None
     result = st.result

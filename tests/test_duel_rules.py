@@ -38,7 +38,7 @@ def test_victory(engine, name):
     winner, reason = VICTORIES[name]
     outcomes, runner = run_scenario(engine, SCENARIOS / f"{name}.toml")
     assert outcomes and all(o.ok for o in outcomes), "\n".join(o.text for o in outcomes if not o.ok)
-    st = engine.st
+    st = runner.state
     assert engine.is_over(st)
     assert st.pending is None
     result = st.result
@@ -54,8 +54,8 @@ def test_victory(engine, name):
                          ids=lambda p: p.stem)
 def test_no_other_scenario_ends_the_game(engine, path):
     """Only the victory scenarios end the game."""
-    run_scenario(engine, path)
-    assert engine.st.result is None
+    _, runner = run_scenario(engine, path)
+    assert runner.state.result is None
 
 
 def arranged(engine, name):

@@ -129,7 +129,7 @@ def test_state_is_json_and_clone_replays_identically(base_engine):
     st = base_engine.new_game(2, 8)
     agents = make_agents("random", 2, 8)
     for _ in range(50):
-        base_engine.apply(st, agents[st.pending["player"]].choose(base_engine.legal(st), st))
+        base_engine.apply(st, agents[st.pending["player"]].choose(base_engine.options(st), st))
     json.dumps(st.to_json())
     twin = st.clone()
     for _ in range(200):

@@ -156,7 +156,7 @@ victory for p after x { win if n >= 0 rank by 0 }
 
 
 def test_a_game_has_a_total_step_ceiling(tmp_path, monkeypatch):
-    import interpreter.engine as engine_module
+    import interpreter.runtime as engine_module
     monkeypatch.setattr(engine_module, "MAX_GAME_STEPS", 500)
     path = write_rules(tmp_path, """
 counter n = 0
@@ -178,7 +178,8 @@ def test_an_engine_fault_is_an_internal_error_not_the_rulesets(tmp_path, monkeyp
 
     def broken(*args):
         raise KeyError("i1")
-    monkeypatch.setattr(engine, "set_counter", broken)
+    import interpreter.runtime as runtime
+    monkeypatch.setattr(runtime.Run, "set_counter", broken)
     with pytest.raises(InternalError) as info:
         engine.new_game(2, 0)
     d = info.value.diagnostic
@@ -273,7 +274,7 @@ def test_a_long_chain_of_definitions_is_a_check_error(tmp_path):
 
 
 def test_cards_and_counter_keys_are_capped(tmp_path, monkeypatch):
-    import interpreter.engine as engine_module
+    import interpreter.runtime as engine_module
     monkeypatch.setattr(engine_module, "MAX_CARDS", 50)
     monkeypatch.setattr(engine_module, "MAX_KEYS", 20)
     path = write_rules(tmp_path, """

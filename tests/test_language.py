@@ -22,7 +22,7 @@ def run_until(engine, st, pred, limit=200, sink=None):
     for _ in range(limit):
         if pred(st) or engine.is_over(st):
             return st
-        engine.apply(st, agents[st.pending["player"]].choose(engine.legal(st), st), sink)
+        engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), st), sink)
     return st
 
 
@@ -287,10 +287,11 @@ def test_edges_decide_where_a_pipe_fits(links):
 
 
 def test_a_blank_tile_fits_nowhere_and_is_not_offered(links):
-    st = links.new_game(2, 3)
-    blank = st.grids["shelf"][0]
-    links.move(blank, "supply")                 # a tile with no opening joins the supply
-    assert links.names[st.card_def[blank]] == "Blank" and blank in st.zones["supply"]
+    st = links.new_game(2, 3, setup_only=True)
+    supply = [links.names[st.card_def[c]] for c in st.zones["supply"]]
+    links.arrange(st).fill_zone("supply", supply + ["Blank"])   # a tile with no opening joins the supply
+    assert [links.names[st.card_def[c]] for c in st.zones["supply"]][-1] == "Blank"
+    links.start_at(st, "turn", 0)
     links.apply(st, "lay_pipe")
     assert links.legal(st) == ["Corner NE", "Straight EW", "Straight NS"]
 

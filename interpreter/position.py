@@ -1,0 +1,202 @@
+"""Arranging a starting position: the documented way to set a game up by hand, before play.
+
+    state = engine.new_game(players, seed, setup_only=True)      # set-up done, nothing played
+    pos = engine.arrange(state)
+    pos.fill_zone("P1.hand", ["Card A", "Card B"])               # bottom first
+    pos.fill_cell("P1.board", 2, 3, "Card C")                    # column, row
+    pos.set_counter("P1.points", 4)                              # `name`, `P1.name`, `name[key]`
+    pos.give_marker("first", 2)                                  # seats from 1
+    pos.put_piece("path", "P1", 5)
+    engine.start_at(state, "phase name", first=0)                # and play on
+
+Arranging is not playing: no card moves through the rules, no trigger runs, nothing is traced.
+Cards displaced from an arranged zone or cell are put aside, in a zone named `set_aside` that no
+rule reads; a named card is taken from there first, then from the owner's zones, then from shared
+zones, then from anywhere else; a card that the set-up did not create is created. Every mistake is
+a `PositionError` (a ValueError) saying what is wrong and, where it can, what would be right.
+"""
+from __future__ import annotations
+
+import re
+
+from rulesdsl.errors import suggest
+from rulesdsl.limits import MAX_CARDS
+
+from .state import GameState
+
+SET_ASIDE = "set_aside"
+
+
+class PositionError(ValueError):
+    """An arrangement that does not fit the game: `place` is "key" when the name is wrong."""
+
+    def __init__(self, message: str, hint: str | None = None, place: str = "value"):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.place = place
+
+
+class Position:
+    """Edits one game's state, stopped after set-up, into a chosen starting position."""
+
+    def __init__(self, program, st: GameState):
+        if st.stage != "setup" or st.stack or st.pending is not None:
+            raise PositionError("only a game stopped after its set-up can be arranged: "
+                                "start it with `new_game(..., setup_only=True)`")
+        self.program = program
+        self.st = st
+        st.zones.setdefault(SET_ASIDE, [])
+        self._claimed: set[int] = set()
+        self._by_name: dict[str, list[int]] = {}
+        for d in program.cards.defs:
+            self._by_name.setdefault(d.name, []).append(d.index)
+
+    def zones(self) -> list[str]:
+        """The zone keys of this game (`stack1`, `P1.hand`, ...), sorted."""
+        return sorted(z for z in self.st.zones if z != SET_ASIDE)
+
+    def fill_zone(self, key: str, names: list[str]):
+        """Make zone `key` hold exactly the named cards, bottom first."""
+        st = self.st
+        if key not in st.zones or key == SET_ASIDE:
+            zones = self.zones()
+            raise PositionError(f"no zone `{key}`; zones: {', '.join(zones)}", suggest(key, zones), "key")
+        for c in list(st.zones[key]):
+            self._relocate(c, SET_ASIDE)
+        for j, name in enumerate(names):
+            try:
+                self._relocate(self._find(name, key), key)
+            except PositionError as exc:
+                exc.index = j  # which name of the list was wrong
+                raise
+
+    def fill_cell(self, key: str, x: int, y: int, name: str):
+        """Put the named card on cell (x, y) of grid `key` (columns and rows from 1)."""
+        st = self.st
+        if key not in st.grids:
+            raise PositionError(f"no grid `{key}`; grids: {', '.join(sorted(st.grids))}",
+                                suggest(key, st.grids), "key")
+        gname = key.split(".")[-1]
+        meta = self.program.grid_meta[gname]
+        idx = (y - 1) * meta.width + (x - 1)
+        if not (1 <= x <= meta.width and 1 <= y <= meta.height) or idx not in meta.playable:
+            raise PositionError(f"grid `{gname}` has no cell ({x},{y}): it is "
+                                f"{meta.width} columns by {meta.height} rows", place="key")
+        old = st.grids[key].get(idx)
+        if old is not None:
+            self._relocate(old, SET_ASIDE)
+        c = self._find(name, key)
+        self._detach(c)
+        st.grids[key][idx] = c
+        st.loc[c] = key
+
+    def set_counter(self, key: str, value: int):
+        """Set a counter written `name`, `P2.name`, `name[key]` or `P2.name[key]`, within its bounds."""
+        st = self.st
+        m = re.fullmatch(r"(?:P([0-9]+)\.)?([A-Za-z_][A-Za-z0-9_]*)(?:\[([A-Za-z0-9_]+)\])?", key)
+        if not m or m.group(2) not in st.counters:
+            raise PositionError(f"no counter `{key}`", suggest(key, st.counters), "key")
+        seat, name, sub = m.groups()
+        decl = self.program.model.counters[name]
+        if (seat is not None) != decl.per_player:
+            wanted = f"`P1.{name}`" if decl.per_player else f"`{name}`"
+            raise PositionError(f"counter `{name}` is {'' if decl.per_player else 'not '}per player: "
+                                f"write {wanted}", place="key")
+        if (sub is not None) != decl.keyed:
+            wanted = f"`{name}[key]`" if decl.keyed else f"`{name}`"
+            raise PositionError(f"counter `{name}` is {'' if decl.keyed else 'not '}keyed: write {wanted}",
+                                place="key")
+        if seat is not None and not 1 <= int(seat) <= st.player_count:
+            raise PositionError(f"seat {seat} does not exist: seats are 1 to {st.player_count}", place="key")
+        low, high = st.bounds.get(name, (None, None))
+        if (low is not None and value < low) or (high is not None and value > high):
+            if low is not None and high is not None:
+                held = f"holds {low} to {high}"
+            else:
+                held = f"is at least {low}" if low is not None else f"is at most {high}"
+            raise PositionError(f"counter `{name}` {held}, not {value}")
+        if seat is not None:
+            table = st.counters[name]
+            if sub is not None:
+                table[int(seat) - 1][sub] = value
+            else:
+                table[int(seat) - 1] = value
+        elif sub is not None:
+            st.counters[name][sub] = value
+        else:
+            st.counters[name] = value
+
+    def give_marker(self, name: str, seat: int):
+        """Give a marker to a seat (from 1)."""
+        st = self.st
+        if name not in st.markers:
+            raise PositionError(f"no marker `{name}`", suggest(name, st.markers), "key")
+        if not 1 <= seat <= st.player_count:
+            raise PositionError(f"marker `{name}`: seat {seat} does not exist: seats are 1 to {st.player_count}")
+        st.markers[name] = seat - 1
+
+    def put_piece(self, track: str, piece: str, space: int):
+        """Put a piece (`P1`, or a named piece) on a space of a track (from 0)."""
+        st = self.st
+        if track not in st.tracks:
+            raise PositionError(f"no track `{track}`", suggest(track, st.tracks), "key")
+        if piece not in st.tracks[track]:
+            raise PositionError(f"no piece `{piece}` on track `{track}`", suggest(piece, st.tracks[track]), "key")
+        size = self.program.track_meta[track].size
+        if not 0 <= space < size:
+            raise PositionError(f"track `{track}` has spaces 0 to {size - 1}, not {space}")
+        st.tracks[track][piece] = space
+
+    # ---- cards ----------------------------------------------------------------------------------
+    def _find(self, name: str, key: str) -> int:
+        """A card named `name`, of the kind zone or grid `key` holds, not yet placed by this arrangement."""
+        st, prog = self.st, self.program
+        if name not in self._by_name:
+            raise PositionError(f"no card named `{name}`", suggest(name, self._by_name))
+        # A zone or grid holds cards of one kind: a card of another kind cannot be put there.
+        base = key.split(".")[-1]
+        decl = prog.model.zones.get(base) or prog.model.grids.get(base)
+        defs = {d for d in self._by_name[name] if decl is None or prog.cards.defs[d].kind == decl.kind}
+        if not defs:
+            kinds = sorted({prog.cards.defs[d].kind for d in self._by_name[name]})
+            raise PositionError(f"`{name}` is a {' or '.join(kinds)} card, and `{key}` holds {decl.kind} cards")
+        owner = key.split(".")[0] + "." if "." in key else None
+
+        def rank(c):
+            loc = st.loc[c]
+            if loc == SET_ASIDE:
+                return 0
+            if owner and loc.startswith(owner):
+                return 1
+            if "." not in loc:
+                return 2
+            return 3
+        candidates = [c for c in range(len(st.card_def)) if st.card_def[c] in defs and c not in self._claimed]
+        if candidates:
+            c = min(candidates, key=lambda c: (rank(c), c))
+        else:
+            if len(st.card_def) >= MAX_CARDS:
+                raise PositionError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
+            c = len(st.card_def)
+            st.card_def.append(sorted(defs)[0])
+            st.loc.append(SET_ASIDE)
+            st.zones[SET_ASIDE].append(c)
+        self._claimed.add(c)
+        return c
+
+    def _detach(self, c: int):
+        st = self.st
+        loc = st.loc[c]
+        if loc in st.zones:
+            st.zones[loc].remove(c)
+        else:
+            cells = st.grids[loc]
+            for i, held in list(cells.items()):
+                if held == c:
+                    del cells[i]
+
+    def _relocate(self, c: int, key: str):
+        self._detach(c)
+        self.st.zones[key].append(c)
+        self.st.loc[c] = key

@@ -1,0 +1,788 @@
+"""One call's run of a game: the services the compiled rules call and the loop that runs them.
+
+A `Run` is made for each call of the decision API (`new_game`, `apply`, ...) from the shared,
+immutable `Program`, the `GameState` of the game being played and the sink of that call. It lives
+for one call only, so two games, threads or rollouts never share anything that changes: the
+compiled closures receive the run as `rt` and reach the state as `rt.st`.
+"""
+from __future__ import annotations
+
+import copy
+
+from rulesdsl import ast as A
+from rulesdsl.errors import Diagnostic, make
+from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
+
+from .chance import ChanceError, ChanceEvent, checked
+from .compiler import SUSPEND, RuleError, piece_key
+from .state import Frame, GameState
+
+
+class GameError(Exception):
+    """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.render())
+        self.diagnostic = diagnostic
+
+
+class InternalError(GameError):
+    """The engine itself failed (a defect of lfdsl): reported with the rule that was running."""
+
+
+
+
+class Run:
+    """The program's services bound to one game's state and one call's sink."""
+
+    __slots__ = ("prog", "st", "sink", "chance", "model", "fields", "names", "grid_meta", "track_meta", "step_budget",
+                 "procs", "defs_by_kind", "triggers", "reach", "phases")
+
+    def __init__(self, prog, st: GameState | None, sink=None, chance=None):
+        self.prog = prog
+        self.st = st
+        self.sink = sink
+        self.chance = chance  # None: the state's seeded generator decides (see chance.py)
+        # The program's tables the compiled rules read most, at one attribute's distance.
+        self.model = prog.model
+        self.fields = prog.fields
+        self.names = prog.names
+        self.grid_meta = prog.grid_meta
+        self.track_meta = prog.track_meta
+        self.step_budget = prog.step_budget
+        self.procs = prog.procs
+        self.defs_by_kind = prog.defs_by_kind
+        self.triggers = prog.triggers
+        self.reach = prog.reach
+        self.phases = prog.phases
+
+    def init_state(self):
+        """Fill a new state: empty zones, initial counters, values derived from the player count."""
+        st = self.st
+        n = st.player_count
+        st.zone_limits = {name: f(self, {}) for name, f in self.prog.limit_exprs.items()}
+        for z in self.model.zones.values():
+            if z.per_player:
+                for i in range(n):
+                    st.zones[self.prog.player_keys[z.name][i]] = []
+            else:
+                st.zones[z.name] = []
+        for c in self.model.counters.values():
+            init = self.prog.init_exprs[c.name](self, {})
+            if c.keyed:
+                st.counters[c.name] = [dict() for _ in range(n)] if c.per_player else {}
+            else:
+                st.counters[c.name] = [init] * n if c.per_player else init
+        for mk in self.model.markers:
+            st.markers[mk] = None
+        for t in self.model.tracks.values():
+            st.tracks[t.name] = {f"P{i + 1}": None for i in range(n)}
+        for piece in self.model.pieces.values():
+            st.tracks[piece.track][piece.name] = None
+        for gr in self.model.grids.values():
+            keys = self.prog.player_keys[gr.name][:n] if gr.per_player else [gr.name]
+            for k in keys:
+                st.grids[k] = {}  # cell -> card: only filled cells are stored
+        st.keyed_init = {c.name: self.prog.init_exprs[c.name](self, {})
+                         for c in self.model.counters.values() if c.keyed}
+        st.bounds = {name: tuple(f(self, {}) if f is not None else None for f in pair)
+                     for name, pair in self.prog.bound_exprs.items()}
+
+    def resume(self, choice: int):
+        """Take option `choice` (an index) of the pending decision and run on to the next one."""
+        st = self.st
+        d = st.pending
+        st.pending = None
+        st.decisions += 1
+        st.total_steps += st.steps
+        st.steps = 0
+        if st.total_steps > MAX_GAME_STEPS:
+            raise self.runtime_error(self.model.round.span, f"the game has taken more than {MAX_GAME_STEPS:,} "
+                                     "steps in all, the most the engine runs for one game")
+        if st.decisions > self.prog.decision_limit:
+            raise self.runtime_error(self.model.round.span, f"more than {self.prog.decision_limit} decisions in "
+                                     "one game: it does not progress", "raise `decision_limit` in the game block")
+        label = d["options"][choice]
+        if self.sink is not None:
+            self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
+        fr = st.stack[-1]
+        how = d["how"]
+        kind = how["kind"]
+        if kind == "jump":
+            fr.pc = how["pcs"][choice]
+        elif kind == "bind":
+            fr.env[how["var"]] = how["values"][choice]
+        elif kind == "pick":
+            value = how["values"][choice]
+            if value is None:
+                env = fr.env
+                del env[how["left"]], env[how["count"]]
+                fr.pc = how["end"]
+            else:
+                fr.env[how["var"]] = value
+                fr.env[how["left"]] -= how["costs"][choice]
+                fr.env[how["count"]] += 1
+        elif kind == "act":
+            env = fr.env
+            env[how["left"]] -= 1
+            env[how["used"]].append(label)
+            self.perform(label, [how["player"]], how["player"], bonus=False, span=None)
+        self.run(st)
+        return st
+
+    # ---- the run loop ---------------------------------------------------------------------------
+    def run(self, st: GameState, setup_only: bool = False):
+        """Execute instructions until a decision is pending or the game is over."""
+        self.st = st
+        procs = self.procs
+        budget = self.step_budget
+        stack = st.stack
+        proc, pc, in_flow = None, 0, False
+        try:
+            while st.pending is None and st.result is None:
+                if not stack:
+                    if setup_only and st.stage == "setup":
+                        return
+                    in_flow = True
+                    if not self.advance_flow(st):
+                        return
+                    in_flow = False
+                    continue
+                fr = stack[-1]
+                proc = procs[fr.proc]
+                code = proc.code
+                end = len(code)
+                # Run this frame until it ends, suspends, or another frame goes on top.
+                while True:
+                    pc = fr.pc
+                    if pc >= end:
+                        stack.pop()
+                        if self.reach and proc.kind == "phase":
+                            # Thresholds are checked whenever a turn (a phase body) ends.
+                            self.check_thresholds()
+                        break
+                    fr.pc = pc + 1
+                    st.steps += 1
+                    if st.steps > budget:
+                        raise RuleError(f"more than {budget} steps without a decision in "
+                                        f"{self._where(proc)}: a rule loops", proc.spans[pc])
+                    if code[pc](self, fr) is SUSPEND:
+                        return
+                    if not stack or stack[-1] is not fr or st.result is not None:
+                        break
+        except RuleError as exc:
+            hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
+            raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
+        except (OverflowError, MemoryError, RecursionError) as exc:
+            raise self.runtime_error(self._span_at(proc, pc, in_flow),
+                                     f"this rule asks for more than the engine can do ({type(exc).__name__})",
+                                     "a count or a distance is far too large") from None
+        except (TypeError, AttributeError) as exc:
+            if "NoneType" not in str(exc):
+                raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
+            # The one failure rules can cause here: reading from a value that is none.
+            raise self.runtime_error(self._span_at(proc, pc, in_flow),
+                                     "this rule reads from a value that is none",
+                                     "an empty zone's top card, a marker nobody holds or a failed draw "
+                                     "is none: test it with `!= none` first") from None
+        except (GameError, OSError, ChanceError):
+            raise  # a runtime error already reported, the host's own output failing (a closed pipe),
+            # or a chance source given by the caller answering out of range
+        except Exception as exc:  # anything else is the engine's own fault, never the ruleset's
+            raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
+
+    def _span_at(self, proc, pc, in_flow):
+        """The span of what was running: an instruction, or the phase/victory being started."""
+        if in_flow or proc is None:
+            st = self.st
+            if st.phase_index >= 0 and st.phase_index < len(self.phases):
+                return self.phases[st.phase_index].span
+            return self.model.round.span
+        if pc < len(proc.spans):
+            return proc.spans[pc]
+        return proc.spans[-1] if proc.spans else None
+
+    def _where(self, proc) -> str:
+        return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
+                "setup": "setup", "trigger": f"`{proc.name}`"}.get(proc.kind, proc.name)
+
+    def internal_error(self, span, exc) -> "InternalError":
+        """An unexpected failure inside the engine, reported with the rule that was running."""
+        return self.runtime_error(span, f"internal error in the engine while running this rule "
+                                  f"({type(exc).__name__}: {exc})",
+                                  "this is a fault of lfdsl, not of the ruleset: please report it with the "
+                                  "ruleset, the seed and this message", InternalError)
+
+    def runtime_error(self, span, message, hint=None, kind=None) -> GameError:
+        """A positioned GameError (or `kind`) at `span`, with the round and the trigger running."""
+        span = span or A.Span(0, 0)
+        prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
+        prefix += self._trigger_context(span)
+        path = span.path or self.prog.path
+        return (kind or GameError)(make(path, self.model.program.source_of(path), span.line, span.col,
+                                        prefix + message, hint))
+
+    def _trigger_context(self, span) -> str:
+        """`in the trigger `on enter z` (f.lf:9), fired by the statement at f.lf:4: ` when the error
+        is inside the trigger that is running, else "". Frames pushed but not yet started have pc 0,
+        so the running frame is the top-most one that has started, and the one that fired a trigger
+        is the next started frame below it: it is still on the statement that caused the event."""
+        st = self.st
+        started = [fr for fr in (st.stack if st else ()) if fr.pc > 0]
+        if not started or not started[-1].proc.startswith("trigger:"):
+            return ""
+        decl = self.model.triggers[int(started[-1].proc.split(":", 1)[1])]
+        d = decl.span
+        if (span.path or self.prog.path) != (d.path or self.prog.path) or not d.line <= span.line <= d.end_line:
+            return ""
+        what = "on reach" if decl.event == "reach" else f"on {decl.event} {decl.target}"
+        text = f"in the trigger `{what}` ({d.path or self.prog.path}:{d.line})"
+        if decl.event == "reach":
+            return text + ", fired when its condition became true at the end of a turn: "
+        if len(started) > 1:
+            below = started[-2]
+            spans = self.procs[below.proc].spans
+            if 0 < below.pc <= len(spans) and spans[below.pc - 1] is not None:
+                at = spans[below.pc - 1]
+                return text + f", fired by the statement at {at.path or self.prog.path}:{at.line}:{at.col}: "
+        return text + ": "
+
+    def advance_flow(self, st: GameState) -> bool:
+        """Start the next body of the game's flow; False when the game is over."""
+        if st.stage == "new":
+            st.stage = "setup"
+            data = {"players": st.player_count, "seed": st.seed}
+            if self.prog.origin is not None:
+                data.update(game=self.model.game.name, params=dict(self.prog.params), **self.prog.origin)
+            self.emit("setup", data)
+            if "setup" in self.procs:
+                st.stack.append(Frame("setup", 0, {}, None))
+            return True
+        if st.queue:
+            who = st.queue.pop(0)
+            ph = self.phases[st.phase_index]
+            env = {ph.var: who} if ph.var else {}
+            if who is not None and self.sink is not None:
+                self.emit("turn", {"phase": ph.name}, who)
+            st.stack.append(Frame("phase:" + ph.name, 0, env, who))
+            return True
+        if st.stage == "setup":
+            st.stage = "round"
+            st.round = 1
+            st.phase_index = -1
+            st.phase = self.phases[0].name
+            self.emit_state()
+        elif st.phase_index >= 0:
+            done = self.phases[st.phase_index].name
+            v = self.model.victory
+            if v is not None and v.after == done and self.check_victory(st):
+                return False
+        st.phase_index += 1
+        if st.phase_index >= len(self.phases):
+            st.round += 1
+            st.phase_index = 0
+            st.phase = self.phases[0].name
+            if st.round > self.prog.round_limit:
+                span = self.model.round.span
+                raise self.runtime_error(span, f"the game did not end within {self.prog.round_limit} rounds",
+                                         "raise `round_limit` in the game block, or check the victory condition")
+            self.emit_state()
+        self.begin_phase(st, st.phase_index)
+        return True
+
+    def begin_phase(self, st: GameState, index: int, first=None):
+        """Make phase `index` current and queue its players (rotated to start at `first`)."""
+        ph = self.phases[index]
+        st.phase_index = index
+        st.phase = ph.name
+        if self.sink is not None:
+            self.emit("phase", {"name": ph.name})
+        if ph.mode == "once":
+            st.queue = [None]
+        elif ph.mode == "each":
+            st.queue = list(range(st.player_count))
+        else:
+            start = self.prog.phase_start[ph.name](self, {})
+            if start is None:
+                raise RuleError(f"phase `{ph.name}` starts from nobody: its first player is none", ph.start.span)
+            st.queue = [(start + i) % st.player_count for i in range(st.player_count)]
+        if first is not None and ph.mode != "once":
+            i = st.queue.index(first)
+            st.queue = st.queue[i:] + st.queue[:i]
+
+
+    def start_at(self, phase_index: int, first=None, round_number: int = 1):
+        """From a state stopped after set-up, play on from a phase (scenarios)."""
+        st = self.st
+        st.stage = "round"
+        st.round = round_number
+        self.begin_phase(st, phase_index, first)
+        self.run(st)
+        return st
+
+    def seat_names(self, st: GameState) -> dict:
+        """`P1` -> the seat's name from the game block (`seats`), if it names them."""
+        names = self.model.game.seats
+        return {f"P{i + 1}": names[i] for i in range(st.player_count)} if names else {}
+
+    def scores(self, st: GameState, p: int) -> dict:
+        """The victory counts of one player."""
+        env = {self.model.victory.var: p}
+        out = {}
+        for name, f in self.prog.victory_scores:
+            env[name] = out[name] = f(self, env)
+        return out
+
+    def check_victory(self, st: GameState) -> bool:
+        """Evaluate the win condition for every player; end the game if anyone wins."""
+        var = self.model.victory.var
+        winners, counts, ranks, envs = [], {}, {}, {}
+        for p in range(st.player_count):
+            env = envs[p] = {var: p}
+            env.update(self.scores(st, p))
+            counts[f"P{p + 1}"] = {k: env[k] for k, _ in self.prog.victory_scores}
+            if self.prog.victory_win(self, env):
+                winners.append(p)
+                ranks[p] = self.prog.victory_rank(self, env)
+        if not winners:
+            return False
+        best = max(ranks.values())
+        top = [p for p in winners if ranks[p] == best]
+        st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
+                     "reason": self._victory_reason([envs[p] for p in top])
+                               + (f"; shared win at equal rank ({best})" if len(top) > 1
+                                  else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
+                     "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
+                     "counts": counts, "round": st.round, "seats": self.seat_names(st)}
+        st.stage = "over"
+        self.emit("game_end", st.result)
+        return True
+
+    def _victory_reason(self, winner_envs) -> str:
+        """The texts of the win conditions the winners met (the first met, per winner, evaluated in
+        the winner's victory environment), or a generic reason when the victory block gives none."""
+        texts = []
+        for env in winner_envs:
+            text = next((t for cond, t in self.prog.victory_reasons if cond(self, env)), None)
+            if text is not None and text not in texts:
+                texts.append(text)
+        return ", ".join(texts) or f"win condition met after phase `{self.model.victory.after}`"
+
+    # ---- services used by compiled instructions --------------------------------------------------
+    def emit(self, event: str, data: dict, player=None):
+        """Send one trace event to the sink, if any."""
+        st = self.st
+        st.seq += 1
+        if self.sink is None:
+            return
+        if player is None and st.stack:
+            player = st.stack[-1].active
+        self.sink({"seq": st.seq, "round": st.round, "phase": st.phase,
+                   "player": f"P{player + 1}" if isinstance(player, int) else None,
+                   "event": event, "data": data})
+
+    def emit_state(self):
+        """A `state` event: the complete visible and hidden state, by names."""
+        if self.sink is None:
+            return
+        self.emit("state", self.snapshot(self.st))
+
+    def snapshot(self, st: GameState) -> dict:
+        """Every zone's cards in order, counters, track positions, grids and marker holders."""
+        names = self.names
+
+        def cards(ids):
+            return [names[st.card_def[c]] for c in ids]
+        grids = {}
+        for key, cells in st.grids.items():
+            gname = key.split(".")[-1]
+            meta = self.grid_meta[gname]
+            grids[key] = {f"({i % meta.width + 1},{i // meta.width + 1})": names[st.card_def[c]]
+                          for i, c in sorted(cells.items())}
+        return {
+            "zones": {k: cards(v) for k, v in st.zones.items()},
+            "counters": copy.deepcopy(st.counters),
+            "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
+            "tracks": {k: {p: pos for p, pos in v.items() if pos is not None} for k, v in st.tracks.items()},
+            "grids": grids,
+            "rng": st.rng,
+        }
+
+    def ask(self, who, prompt, labels, how):
+        """Suspend on a decision for player `who`."""
+        if who is None:
+            raise RuleError("a choice outside any player's turn needs `by player`")
+        self.st.pending = {"player": who, "prompt": prompt, "options": labels, "how": how}
+        return SUSPEND
+
+    def label(self, value, t) -> str:
+        """How a value is shown to a player and in traces."""
+        kind = t[0]
+        if value is None:
+            return "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if kind == "list":
+            return "[" + ", ".join(self.label(v, t[1]) for v in value) + "]"
+        if kind == "card":
+            return self.names[self.st.card_def[value]]
+        if kind == "def":
+            return self.names[value]
+        if kind == "player":
+            return f"P{value + 1}"
+        if kind == "cell":
+            w = self.grid_meta[t[1]].width
+            return f"({value % w + 1},{value // w + 1})"
+        return str(value)
+
+    def options_for(self, values, elem_type):
+        """Labels and values of a choice among elements: cards equal in name and place are one option."""
+        kind = elem_type[0]
+        if kind == "card":
+            st = self.st
+            seen = {}
+            for v in values:
+                key = (st.card_def[v], st.loc[v])
+                if key not in seen:
+                    seen[key] = v
+            pairs = sorted(((self.names[st.card_def[v]], st.loc[v], v) for v in seen.values()))
+            labels = []
+            counts = {}
+            for name, _, _ in pairs:
+                counts[name] = counts.get(name, 0) + 1
+            for name, where, _ in pairs:
+                labels.append(f"{name} ({where})" if counts[name] > 1 else name)
+            return labels, [v for _, _, v in pairs]
+        if kind == "int":
+            vs = sorted(set(values))
+            return [str(v) for v in vs], vs
+        pairs = sorted((self.label(v, elem_type), i, v) for i, v in enumerate(values))
+        return [p[0] for p in pairs], [p[2] for p in pairs]
+
+    def create(self, def_index: int, key: str):
+        st = self.st
+        cid = len(st.card_def)
+        if cid >= MAX_CARDS:
+            raise RuleError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
+        st.card_def.append(def_index)
+        st.loc.append(key)
+        st.zones[key].append(cid)
+        return cid
+
+    def _detach(self, card: int):
+        st = self.st
+        src = st.loc[card]
+        if src in st.zones:
+            st.zones[src].remove(card)
+        else:
+            cells = st.grids[src]
+            for i, held in cells.items():
+                if held == card:
+                    del cells[i]
+                    break
+        return src
+
+    def move(self, card: int, dest: str, bottom: bool = False):
+        """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
+        st = self.st
+        limit = st.zone_limits.get(dest.split(".")[-1])
+        target = st.zones[dest]
+        if limit is not None and len(target) >= limit:
+            if self.sink is not None:
+                self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
+            return False
+        src = self._detach(card)
+        if bottom:
+            target.insert(0, card)
+        else:
+            target.append(card)
+        st.loc[card] = dest
+        if self.sink is not None:
+            hidden = self._hidden(dest) and self._hidden(src)
+            data = {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src, "to": dest}
+            if bottom:
+                data["bottom"] = True
+            self.emit("move", data)
+        zname = dest.split(".")[-1]
+        if ("enter", zname) in self.triggers:
+            owner = self._owner(dest)
+            self.run_triggers(("enter", zname), [card, owner])
+        return True
+
+    def _hidden(self, key: str) -> bool:
+        z = self.model.zones.get(key.split(".")[-1])
+        return z is not None and z.hidden
+
+    @staticmethod
+    def _owner(key: str):
+        return int(key[1:key.index(".")]) - 1 if "." in key else None
+
+    def move_many(self, cards, dest, bottom=False):
+        """Move cards one by one; their triggers then run in the order the cards moved."""
+        stack = self.st.stack
+        bounds = [len(stack)]
+        for c in cards:
+            self.move(c, dest, bottom)
+            bounds.append(len(stack))
+        if bounds[-1] - bounds[0] > 0:
+            groups = [stack[a:b] for a, b in zip(bounds, bounds[1:])]
+            del stack[bounds[0]:]
+            for g in reversed(groups):  # the last frame pushed runs first
+                stack.extend(g)
+
+    def check_thresholds(self):
+        """Run `on reach` triggers for players whose condition has just become true."""
+        st = self.st
+        fired = False
+        for name in self.reach:
+            proc = self.procs[name]
+            var = proc.params[0][0]
+            marks = st.reached.setdefault(name, [False] * st.player_count)
+            for p in reversed(range(st.player_count)):  # pushed last seat first: seat 1 runs first
+                now = bool(proc.requires(self, {var: p}))
+                if now and not marks[p]:
+                    st.stack.append(Frame(name, 0, {var: p}, p))
+                    fired = True
+                marks[p] = now
+        return fired
+
+    def run_triggers(self, key, values):
+        """Push the trigger bodies registered for an event; they run before the next statement."""
+        for name in reversed(self.triggers[key]):
+            proc = self.procs[name]
+            env = {p: v for (p, _), v in zip(proc.params, values)}
+            active = self.st.stack[-1].active if self.st.stack else None
+            self.st.stack.append(Frame(name, 0, env, active))
+
+    def draw(self, src: str, refill: str | None, dest: str):
+        """Top card of `src` to `dest`; an empty `src` is first refilled by shuffling `refill`."""
+        st = self.st
+        pile = st.zones[src]
+        if not pile and refill is not None and st.zones[refill]:
+            for c in list(st.zones[refill]):
+                self._detach(c)
+                pile.append(c)
+                st.loc[c] = src
+            if self.sink is not None:
+                self.emit("refill", {"zone": src, "from": refill, "cards": len(pile)})
+            self.shuffle(src)
+        if not pile:
+            return None
+        card = pile[-1]
+        return card if self.move(card, dest) else None
+
+    def shuffle(self, key: str):
+        """A chance step, recorded in the trace: Fisher-Yates with the game's RNG, or the ordering
+        the call's chance source gives."""
+        st = self.st
+        lst = st.zones[key]
+        if self.chance is not None:
+            if len(lst) > 1:
+                perm = checked(ev := ChanceEvent("shuffle", len(lst), key), self.chance(ev, st))
+                lst[:] = [lst[i] for i in perm]
+        else:
+            for i in range(len(lst) - 1, 0, -1):
+                j = st.below(i + 1)
+                lst[i], lst[j] = lst[j], lst[i]
+        if self.sink is not None:
+            self.emit("shuffle", {"zone": key, "cards": len(lst)})
+
+    def random_choice(self, values):
+        if not values:
+            return None
+        if self.chance is not None:
+            i = checked(ev := ChanceEvent("pick", len(values)), self.chance(ev, self.st))
+        else:
+            i = self.st.below(len(values))
+        if self.sink is not None:
+            self.emit("random", {"index": i, "of": len(values)})
+        return values[i]
+
+    def set_counter(self, name, who, key, op, value):
+        st = self.st
+        if key is not None:
+            table = st.counters[name][who] if who is not None else st.counters[name]
+            k = str(key)
+            old = table.get(k, st.keyed_init[name])
+            if len(table) >= MAX_KEYS and k not in table:
+                raise RuleError(f"counter `{name}` has {MAX_KEYS:,} keys, the most the engine holds")
+        elif who is not None:
+            old = st.counters[name][who]
+        else:
+            old = st.counters[name]
+        new = value if op == "=" else old + value if op == "+=" else old - value
+        if not MIN_INT <= new <= MAX_INT:
+            raise RuleError(f"counter `{name}` went outside the engine's range (-2^63 .. 2^63-1)")
+        low, high = st.bounds[name]
+        if low is not None and new < low:
+            new = low
+        if high is not None and new > high:
+            new = high
+        if key is not None:
+            table[k] = new
+        elif who is not None:
+            st.counters[name][who] = new
+        else:
+            st.counters[name] = new
+        if self.sink is not None and new != old:
+            label = name if key is None else f"{name}[{key}]"
+            self.emit("counter", {"name": label, "value": new, "was": old}, who)
+
+
+    def can_perform(self, name: str, args) -> bool:
+        proc = self.procs["action:" + name]
+        if proc.requires is None:
+            return True
+        return bool(proc.requires(self, self._bind(proc, args)))
+
+    def _bind(self, proc, args):
+        env = {}
+        if len(args) > len(proc.params):
+            raise RuleError(f"action `{proc.name}` takes at most {len(proc.params)} arguments")
+        for i, (pname, default) in enumerate(proc.params):
+            env[pname] = args[i] if i < len(args) else default(self, env)
+        return env
+
+    def perform(self, name: str, args, active, bonus: bool, span):
+        """Start an action: a bonus whose requirement fails is forfeited and recorded."""
+        key = "action:" + name
+        if key not in self.procs:
+            raise RuleError(f"`{name}` is not an action", span)
+        proc = self.procs[key]
+        env = self._bind(proc, args)
+        actor = args[0] if args and isinstance(args[0], int) else active
+        if proc.kind == "routine":
+            self.st.stack.append(Frame(key, 0, env, actor))
+            return
+        if proc.requires is not None and not proc.requires(self, env):
+            if self.sink is not None:
+                self.emit("forfeit", {"action": name, "bonus": bonus}, actor)
+            return
+        # The first parameter of an action is the acting player: they make its choices.
+        if self.sink is not None:
+            self.emit("action", {"name": name, "bonus": bonus}, actor)
+        self.st.stack.append(Frame(key, 0, env, actor))
+
+    def advance(self, track: str, who, distance: int, span):
+        """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted.
+
+        Returns the players whose pieces were jumped, in the order they were passed."""
+        st = self.st
+        positions = st.tracks[track]
+        size = self.track_meta[track].size
+        me = piece_key(who)
+        pos = positions.get(me)
+        if pos is None:
+            raise RuleError("this piece is not on the track", span)
+        others = {}
+        for key, q in positions.items():
+            if key != me and q is not None:
+                others.setdefault(q, []).append(key)
+        if len(others) >= size:
+            raise RuleError("every space is occupied: the piece cannot move", span)
+        st.steps += distance  # a long move costs its length in steps
+        if st.steps > self.step_budget:
+            raise RuleError(f"a move of {distance} spaces is more than the step budget", span)
+        jumped, moved, start = [], 0, pos
+        for _ in range(distance * size):
+            if moved >= distance:
+                break
+            pos = (pos + 1) % size
+            if pos in others:
+                jumped.extend(sorted(others[pos]))
+            else:
+                moved += 1
+        positions[me] = pos
+        if self.sink is not None:
+            self.emit("advance", {"track": track, "piece": me, "from": start, "to": pos, "jumped": jumped},
+                      who if isinstance(who, int) else None)
+        # Players' pieces come back as players, other pieces by name.
+        return [int(k[1:]) - 1 if k.startswith("P") and k[1:].isdigit() else k for k in jumped]
+
+    def put(self, track, who, pos, span):
+        size = self.track_meta[track].size
+        if not 0 <= pos < size:
+            raise RuleError(f"space {pos} is outside the track", span)
+        self.st.tracks[track][piece_key(who)] = pos
+        if self.sink is not None:
+            self.emit("put", {"track": track, "piece": piece_key(who), "to": pos},
+                      who if isinstance(who, int) else None)
+
+    def win(self, who, reason, lose=False):
+        """End the game at once: `who` wins, or (lose) every other player wins."""
+        st = self.st
+        counts = {}
+        if self.model.victory is not None:
+            counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
+        winners = [f"P{p + 1}" for p in range(st.player_count) if p != who] if lose else [f"P{who + 1}"]
+        st.result = {"winners": winners, "loser": f"P{who + 1}" if lose else None, "reason": reason,
+                     "reached": list(winners), "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
+        st.stage = "over"
+        st.stack.clear()
+        self.emit("game_end", st.result)
+
+    def fits(self, gname, key, card, cell, anchor):
+        """Would `card` on `cell` (covering what is there) leave every card linked to `anchor`?
+
+        Two orthogonal neighbours are linked when both edges facing each other are set."""
+        meta = self.grid_meta[gname]
+        cells = dict(self.st.grids[key])
+        cells[cell] = card
+        if anchor not in cells:
+            return False
+        fields, cd = self.fields, self.st.card_def
+        w = meta.width
+        north, east, south, west = meta.edges
+
+        def edge(c, name):
+            return fields[cd[c]][name]
+        seen = {anchor}
+        todo = [anchor]
+        while todo:
+            i = todo.pop()
+            x, y = i % w, i // w
+            here = cells[i]
+            for dx, dy, mine, theirs in ((0, -1, north, south), (1, 0, east, west),
+                                          (0, 1, south, north), (-1, 0, west, east)):
+                nx, ny = x + dx, y + dy
+                if not (0 <= nx < w and 0 <= ny < meta.height):
+                    continue
+                j = ny * w + nx
+                if j in seen or j not in cells:
+                    continue
+                if edge(here, mine) and edge(cells[j], theirs):
+                    seen.add(j)
+                    todo.append(j)
+        return len(seen) == len(cells)
+
+    def place(self, card, gname, key, cell, span):
+        """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""
+        st = self.st
+        cells = st.grids[key]
+        meta = self.grid_meta[gname]
+        if not 0 <= cell < meta.width * meta.height or cell in meta.holes:
+            raise RuleError("this cell is a hole", span)
+        if cell in cells:
+            raise RuleError("this cell is already filled", span)
+        src = self._detach(card)
+        cells[cell] = card
+        st.loc[card] = key
+        owner = self._owner(key)
+        if self.sink is not None:
+            self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
+                                "cell": f"({cell % meta.width + 1},{cell // meta.width + 1})"}, owner)
+        # The place trigger is pushed first so that completed lines count before it runs.
+        if ("place", gname) in self.triggers:
+            self.run_triggers(("place", gname), [card, cell, owner])
+        if ("fill", gname) in self.triggers:
+            for line in meta.lines_of[cell]:
+                if all(i in cells for i in meta.line_cells[line]):
+                    if self.sink is not None:
+                        self.emit("fill", {"grid": key, "line": line}, owner)
+                    self.run_triggers(("fill", gname), [line, owner])
+
+    def give(self, marker, to):
+        self.st.markers[marker] = to
+        if self.sink is not None:
+            self.emit("marker", {"marker": marker, "to": f"P{to + 1}" if to is not None else None}, to)
+
