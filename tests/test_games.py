@@ -83,22 +83,19 @@ def test_trace_schema(base_engine):
     json.dumps(events)  # every event is JSON data
 
 
-def _trace_in_subprocess(hashseed: str, ruleset: str, players: str) -> bytes:
+def _trace_in_subprocess(folder, hashseed: str, ruleset: str, players: str) -> bytes:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    out = ROOT / f".trace-{hashseed}-{ruleset}.jsonl"
-    try:
-        subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / ruleset),
-                        "--players", players, "--seed", "11", "--quiet", "--trace", str(out)],
-                       check=True, env=env, cwd=ROOT, capture_output=True)
-        return out.read_bytes()
-    finally:
-        out.unlink(missing_ok=True)
+    out = folder / f"trace-{hashseed}-{ruleset}.jsonl"
+    subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / ruleset),
+                    "--players", players, "--seed", "11", "--quiet", "--trace", str(out)],
+                   check=True, env=env, cwd=ROOT, capture_output=True)
+    return out.read_bytes()
 
 
 @pytest.mark.parametrize("ruleset,players", [("base.lf", "3"), ("duel.lf", "2")])
-def test_same_seed_same_trace_in_two_processes(ruleset, players):
-    a = _trace_in_subprocess("1", ruleset, players)
-    b = _trace_in_subprocess("4242", ruleset, players)
+def test_same_seed_same_trace_in_two_processes(tmp_path, ruleset, players):
+    a = _trace_in_subprocess(tmp_path, "1", ruleset, players)
+    b = _trace_in_subprocess(tmp_path, "4242", ruleset, players)
     assert a == b
     assert a.count(b"\n") > 100
 
