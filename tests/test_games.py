@@ -116,10 +116,31 @@ def test_random_games_finish_with_a_winner(base_engine, players):
         assert st.round <= base_engine.round_limit
 
 
-def test_first_agent_game_finishes(base_engine):
-    st = base_engine.new_game(2, 3)
-    play(base_engine, st, make_agents("first", 2, 3))
+def _first_agent_game(engine, seed):
+    sink = ListSink()
+    st = engine.new_game(2, seed, sink=sink)
+    play(engine, st, make_agents("first", 2, seed), sink)
+    return st, sink.events
+
+
+def test_first_agent_always_takes_the_first_option(base_engine):
+    st, events = _first_agent_game(base_engine, 3)
+    choices = [e["data"] for e in events if e["event"] == "choice"]
+    assert len(choices) > 20
+    assert all(c["choice"] == c["options"][0] for c in choices)
+    assert any(len(c["options"]) > 1 for c in choices)  # some decisions had an option to pass over
     assert st.result["winners"]
+
+
+def test_first_agent_is_deterministic(base_engine):
+    """The same seed gives the same game, event for event; the agent's pick depends neither on the
+    seed it is made with nor on its seat."""
+    st, events = _first_agent_game(base_engine, 3)
+    again, events_again = _first_agent_game(base_engine, 3)
+    assert events_again == events and again.to_json() == st.to_json()
+    agents = make_agents("first", 2, 3) + make_agents("first", 2, 99)
+    options = [f"option {i}" for i in range(5)]
+    assert [a.choose(options, st) for a in agents] == [0, 0, 0, 0]
 
 
 def test_state_is_json_and_clone_replays_identically(base_engine):
