@@ -99,3 +99,26 @@ def scenario_passes(engine, path):
     assert not failed, "\n".join(failed + runner.log())
     return runner
 
+
+def final_state(runner):
+    """The state a scenario run by `runner` ends in, got by playing the scenario again through the
+    engine's public calls: `new_game`, then, for a `[start]`, the runner's `arrange` and `start_at`,
+    then `apply` for each step's choice; each of these returns the game state. The trace of this
+    second game must equal the scenario run's, so the state is the one its expectations were
+    judged on."""
+    from interpreter.trace import ListSink
+    engine, data, sink = runner.engine, runner.data, ListSink()
+    players, seed, start = data.get("players"), data.get("seed", 0), data.get("start")
+    if start is None:
+        st = engine.new_game(players, seed, sink=sink)
+    else:
+        st = engine.new_game(players, seed, sink=sink, setup_only=True)
+        runner.arrange(st, start)
+        first = start.get("player")
+        st = engine.start_at(st, start["phase"], None if first is None else first - 1, start.get("round", 1),
+                             sink=sink)
+    for step in data.get("step", []):
+        if "choose" in step:
+            st = engine.apply(st, step["choose"], sink)
+    assert sink.events == runner.sink.events, "the scenario played again is not the game the runner played"
+    return st

@@ -286,11 +286,15 @@ def test_edges_decide_where_a_pipe_fits(links):
     assert links.legal(st) == ["(4,3)", "(4,5)"]
 
 
-def test_a_blank_tile_fits_nowhere_and_is_not_offered(links):
-    st = links.new_game(2, 3)
-    blank = st.grids["shelf"][0]
-    links.move(blank, "supply")                 # a tile with no opening joins the supply
-    assert links.names[st.card_def[blank]] == "Blank" and blank in st.zones["supply"]
+def test_a_blank_tile_fits_nowhere_and_is_not_offered(links, tmp_path):
+    from interpreter.scenario import Runner
+    (tmp_path / "s.toml").write_text("players = 2\nseed = 3\n")
+    runner = Runner(links, tmp_path / "s.toml")
+    st = links.new_game(2, 3, setup_only=True)
+    supply = [links.names[st.card_def[c]] for c in st.zones["supply"]]
+    runner.arrange(st, {"zones": {"supply": supply + ["Blank"]}})  # a tile with no opening joins the supply
+    st = links.start_at(st, "turn")
+    assert [links.names[st.card_def[c]] for c in st.zones["supply"]] == supply + ["Blank"]
     links.apply(st, "lay_pipe")
     assert links.legal(st) == ["Corner NE", "Straight EW", "Straight NS"]
 
