@@ -108,12 +108,19 @@ def test_different_seeds_differ(base_engine):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_games_finish_with_a_winner(base_engine, players):
+    """Every game ends in the round in which some player first has 12 (`goal`) of a category: the
+    players who reached the goal are exactly those with 12 or more, and the winners are among them."""
     # A few hundred games in CI; benchmarks/playouts.py --games 1000 runs the full thousand.
+    goal = base_engine.params["goal"]
+    assert goal == 12
     for seed in range(100):
         st = base_engine.new_game(players, seed)
         play(base_engine, st, make_agents("random", players, seed))
-        assert st.result is not None and st.result["winners"], seed
-        assert st.round <= base_engine.round_limit
+        result = st.result
+        reached = [seat for seat, counts in result["counts"].items() if max(counts.values()) >= goal]
+        assert result["reached"] == reached and reached, (seed, result)
+        assert result["winners"] and set(result["winners"]) <= set(reached), (seed, result)
+        assert len(result["counts"]) == players
 
 
 def _first_agent_game(engine, seed):
@@ -150,6 +157,7 @@ def test_state_is_json_and_clone_replays_identically(base_engine):
         base_engine.apply(st, agents[st.pending["player"]].choose(base_engine.legal(st), st))
     json.dumps(st.to_json())
     twin = st.clone()
+    played = 0
     for _ in range(200):
         if base_engine.is_over(st):
             break
@@ -157,4 +165,6 @@ def test_state_is_json_and_clone_replays_identically(base_engine):
         assert base_engine.legal(twin) == opts
         base_engine.apply(st, len(opts) - 1)
         base_engine.apply(twin, len(opts) - 1)
+        played += 1
+    assert played > 100  # the twins played on, so equal states say something
     assert st.to_json() == twin.to_json()
