@@ -69,10 +69,30 @@ def test_run_set_unknown_parameter(capsys):
     assert "no parameter `nope`" in capsys.readouterr().err
 
 
-def test_run_set_parameter_changes_the_game(capsys):
-    assert main(["run", BASE, "--set", "goal=4", "--quiet", "--seed", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "winner" in out
+def _traced_run(path, *extra) -> list[dict]:
+    assert main(["run", BASE, "--players", "2", "--seed", "2", "--quiet", "--trace", str(path), *extra]) == 0
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_run_set_parameter_changes_the_game(tmp_path, capsys):
+    """`--set goal=4` lowers the victory threshold of base.lf (12 by default) and nothing else: the
+    game is the default game, event for event, until a player first has 4 of a category; it ends
+    there, with exactly the players at 4 or more as the ones who reached the goal."""
+    default = _traced_run(tmp_path / "default.jsonl")
+    lowered = _traced_run(tmp_path / "goal4.jsonl", "--set", "goal=4")
+    assert (default[0]["data"]["set"], default[0]["data"]["params"]["goal"]) == ({}, 12)
+    assert (lowered[0]["data"]["set"], lowered[0]["data"]["params"]["goal"]) == ({"goal": "4"}, 4)
+
+    end = len(lowered) - 1
+    assert lowered[end]["event"] == "game_end" and default[end]["event"] != "game_end"
+    assert lowered[1:end] == default[1:end]
+    result, default_result = lowered[end]["data"], default[-1]["data"]
+    assert result["round"] < default_result["round"]
+    for seat, counts in result["counts"].items():
+        assert (max(counts.values()) >= 4) == (seat in result["reached"]), (seat, counts)
+    assert result["reached"] and result["winners"]
+    for seat in default_result["reached"]:
+        assert max(default_result["counts"][seat].values()) >= 12
 
 
 def test_runtime_error_exit_code(capsys):

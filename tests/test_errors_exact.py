@@ -75,12 +75,12 @@ def test_bad_enum_names_card_and_field(kinds):
     assert _field_named("type", d.message), d.message
 
 
-def test_invalid_toml_diagnostic_has_position(kinds):
-    error = _card_error("invalid_toml.toml", kinds)
+def test_an_unclosed_table_header_is_positioned_where_the_bracket_is_missing(kinds):
+    error = _card_error("unclosed_header.toml", kinds)
     [d] = error.diagnostics
-    assert d.line == 5
-    assert d.col >= 1
-    assert d.render().startswith(f"{CARDS_DIR / 'invalid_toml.toml'}:5:")
+    assert (d.line, d.col) == (2, 9)
+    assert d.message == "not valid TOML: expected ']]' at the end of an array declaration"
+    assert d.render().startswith(f"{CARDS_DIR / 'unclosed_header.toml'}:2:9: not valid TOML")
 
 
 def test_entry_that_is_not_a_table(kinds):

@@ -99,6 +99,10 @@ def _expectation(path: Path):
     return m.group(1), tuple(int(c) for c in m.group(2).split()), secrets, int(line.group(1)) if line else None
 
 
+def test_the_hostile_files_are_there():
+    assert len(_annotated()) >= 20
+
+
 @pytest.mark.parametrize("path", _annotated(), ids=lambda p: p.stem)
 def test_hostile_file(path):
     command, exits, secrets, line = _expectation(path)

@@ -7,7 +7,7 @@ import pytest
 from interpreter.engine import Engine
 from interpreter.scenario import run_scenario
 
-from .conftest import scenario_passes
+from .conftest import final_state, scenario_passes
 
 ROOT = Path(__file__).resolve().parents[1]
 KODAMA = ROOT / "tests" / "scenarios" / "kodama"
@@ -55,7 +55,7 @@ KODAMA_ENDS = {"kodama_tree_goal_13_wins"}
 def test_thirteen_trees_win_while_the_tree_pile_lasts(kodama_engine):
     """Fin du jeu: 13 different trees win when the Kodama Tree pile is not empty."""
     runner = passed(kodama_engine, KODAMA / "kodama_tree_goal_13_wins.toml")
-    st = runner.state
+    st = final_state(runner)
     assert kodama_engine.is_over(st)
     assert st.pending is None
     result = st.result
@@ -69,7 +69,7 @@ def test_thirteen_trees_win_while_the_tree_pile_lasts(kodama_engine):
 def test_thirteen_trees_no_longer_win_once_the_tree_pile_is_empty(kodama_engine):
     """Appeler un Kodama: the last card of the Tree pile raises the tree threshold to 15."""
     runner = passed(kodama_engine, KODAMA / "kodama_tree_pile_empty_goal_15.toml")
-    st = runner.state
+    st = final_state(runner)
     assert st.result is None
     assert not kodama_engine.is_over(st)
     assert st.pending is not None
@@ -79,7 +79,9 @@ def test_thirteen_trees_no_longer_win_once_the_tree_pile_is_empty(kodama_engine)
                          ids=lambda p: p.stem)
 def test_no_other_kodama_scenario_ends_the_game(kodama_engine, path):
     _, runner = run_scenario(kodama_engine, path)
-    assert runner.state.result is None
+    assert not [ev for ev in runner.sink.events if ev["event"] == "game_end"]
+    st = final_state(runner)
+    assert st.result is None and not kodama_engine.is_over(st) and st.pending is not None
 
 
 # ---- Solo: the three ways to lose, and the win ---------------------------------------------------
@@ -95,7 +97,7 @@ SOLO_WINS = {"win_thirteen_flowers"}
 def test_solo_loss(solo_engine, name):
     """Mode Solo, But du jeu: each way to lose ends the game at once, with no winner."""
     runner = passed(solo_engine, SOLO / f"{name}.toml")
-    st = runner.state
+    st = final_state(runner)
     assert solo_engine.is_over(st)
     assert st.pending is None
     result = st.result
@@ -108,7 +110,7 @@ def test_solo_loss(solo_engine, name):
 def test_solo_win_thirteen_flowers(solo_engine):
     """Mode Solo, But du jeu: 13 flowers in the help line (an element tile included) win."""
     runner = passed(solo_engine, SOLO / "win_thirteen_flowers.toml")
-    st = runner.state
+    st = final_state(runner)
     assert solo_engine.is_over(st)
     assert st.pending is None
     result = st.result
@@ -123,4 +125,6 @@ def test_solo_win_thirteen_flowers(solo_engine):
                          ids=lambda p: p.stem)
 def test_no_other_solo_scenario_ends_the_game(solo_engine, path):
     _, runner = run_scenario(solo_engine, path)
-    assert runner.state.result is None
+    assert not [ev for ev in runner.sink.events if ev["event"] == "game_end"]
+    st = final_state(runner)
+    assert st.result is None and not solo_engine.is_over(st) and st.pending is not None

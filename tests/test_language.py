@@ -144,11 +144,20 @@ def test_round_limit_is_a_clear_error():
 
 
 def test_params_can_be_set():
-    engine = Engine.load(RULES / "race.lf", params={"target": "3"})
-    assert engine.params["target"] == 3
-    st = engine.new_game(2, 1)
-    play(engine, st, make_agents("random", 2, 1))
-    assert st.result["round"] <= 3
+    """`target` (6 by default) is the score that wins the race; set to 3, the same game ends earlier,
+    and exactly the players with 3 points or more reached it."""
+    games = {}
+    for target in (None, "3"):
+        engine = Engine.load(RULES / "race.lf", params={"target": target} if target else None)
+        st = engine.new_game(2, 1)
+        play(engine, st, make_agents("random", 2, 1))
+        games[target] = (engine.params["target"], st.result)
+    (default, default_result), (lowered, result) = games[None], games["3"]
+    assert (default, lowered) == (6, 3)
+    assert result["round"] < default_result["round"]
+    for target, res in ((default, default_result), (lowered, result)):
+        assert res["reached"] == [p for p, c in res["counts"].items() if c["points"] >= target], res
+        assert res["winners"] and set(res["winners"]) <= set(res["reached"])
 
 
 def write_rules(tmp_path, text, cards='[[Token]]\nname = "Red"\nvalue = 1\n'):

@@ -42,6 +42,7 @@ def test_a_clone_is_independent_and_plays_the_same_game():
     agents = make_agents("random", 3, 2)
     for _ in range(150):
         engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), st))
+    assert not engine.is_over(st)  # the clones have a game left to play
     frozen = st.to_json()
     twin, other = st.clone(), st.clone()
     for clone in (twin, other):  # the same choices from the same state give the same game

@@ -39,20 +39,39 @@ def test_solo_golden_trace(solo, text_snapshot):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_kodama_random_games_end(kodama, players):
+    """Every game ends with winners among the players who reached a goal: 13 in a category, or 15
+    once that category's Kodama pile is empty; a player short of 13 everywhere reached nothing."""
     # A few hundred in CI (with the other tests); benchmarks/playouts.py runs a thousand.
     for seed in range(60):
         st = kodama.new_game(players, seed)
         play(kodama, st, make_agents("random", players, seed))
-        assert st.result is not None and st.result["winners"], seed
+        result = st.result
+        assert result["winners"] and set(result["winners"]) <= set(result["reached"]), (seed, result)
+        for seat, counts in result["counts"].items():
+            if max(counts.values()) < 13:
+                assert seat not in result["reached"], (seed, result)
+            if seat in result["reached"]:
+                assert max(counts.values()) >= 13, (seed, result)
+
+
+SOLO_ENDS = {
+    "Onibi had to put an 8th fire on the Circle of Spirits": ([], "P1"),
+    "a fire varan was due and none was left": ([], "P1"),
+    "Onibi had to take a victory tile from an empty column": ([], "P1"),
+    "flowers reached the solo goal": (["P1"], None),
+}
 
 
 @pytest.mark.parametrize("difficulty", [1, 5, 9])
 def test_solo_random_games_end(difficulty):
+    """A solo game ends in one of the mode's four ways: three losses with no winner, or the win."""
     engine = Engine.load(ROOT / "rulesets" / "solo.lf", params={"difficulty": str(difficulty)})
     for seed in range(60):
         st = engine.new_game(1, seed)
         play(engine, st, make_agents("random", 1, seed))
-        assert st.result is not None, seed
+        result = st.result
+        assert result["reason"] in SOLO_ENDS, (seed, result)
+        assert (result["winners"], result["loser"]) == SOLO_ENDS[result["reason"]], (seed, result)
 
 
 def test_difficulty_moves_the_wrath_token():
