@@ -174,7 +174,7 @@ class Runner:
         where = f"{self.path}: expect"
         try:
             node = parse_expression(text, where)
-            _, types, calls = check_expression(e.model, node, where, text)
+            _, types, bindings = check_expression(e.model, node, where, text)
         except LanguageError as exc:
             diags = []
             for d in exc.diagnostics:
@@ -186,7 +186,7 @@ class Runner:
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
                                         self.where.source_line(line)))
             raise ScenarioError(diags) from None
-        comp = Compiler(attrs.evolve(e.model, types=types, calls=calls), e.params)
+        comp = Compiler(attrs.evolve(e.model, types=types, bindings=bindings), e.params)
         comp.m_player_keys = e._player_keys
         comp.funcs = {}  # compiled again with the expectation's argument types
         if comp.chancy(node):
