@@ -249,9 +249,16 @@ class Compiler:
         idx = self.expr(e.index)
         if self.t(e.obj)[0] == "keyed":
             base = e.obj
-            if isinstance(base, A.Name):
+            if isinstance(base, A.Name) and self.m.bindings[base].kind == "counter":
                 name = base.id
                 return lambda rt, env: rt.st.counters[name].get(str(idx(rt, env)), rt.st.keyed_init[name])
+            if isinstance(base, A.Name):  # a local (a `def` parameter) given a keyed counter: its name
+                named = self.expr(base)
+
+                def keyed(rt, env):
+                    name = named(rt, env)
+                    return rt.st.counters[name].get(str(idx(rt, env)), rt.st.keyed_init[name])
+                return keyed
             name = base.name
             who = self.expr(base.obj)
             return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.st.keyed_init[name])

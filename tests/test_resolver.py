@@ -196,6 +196,35 @@ def test_a_def_parameter_named_it_is_not_the_element_of_a_filter_in_its_body(tmp
     assert logs == ["in place 12", "called 22"]
 
 
+def test_a_keyed_counter_given_to_a_def(tmp_path):
+    engine, logs = load(tmp_path, """
+        counter stock[] = 1
+        def level(c, k) = c[k]
+        def level_twice(c, k) = c[k] + c[k]
+    """, """
+        set stock["x"] += 4
+        log "in place", level(stock, "x")
+        log "called", level_twice(stock, if true then "x" else "y")
+    """)
+    assert logs == ["in place 5", "called 10"]
+
+
+def test_a_let_named_like_a_piece_is_the_player_it_holds(tmp_path):
+    # The piece stands on another track: a check about the piece must not apply to the local.
+    engine, logs = load(tmp_path, """
+        track ring: ring 4 { }
+        track lane: ring 4 { }
+        piece pawn on ring
+    """, """
+        let pawn = player(1)
+        put pawn on lane at 0
+        advance pawn on lane by 1
+        log "at", position(lane, pawn)
+    """)
+    assert [m[0] for m in meanings(engine.model, "pawn")] == ["local let"] * 3
+    assert logs == ["at 1"]
+
+
 # ---- what the checker refuses because of the bindings ----------------------------------------
 def _check_error(tmp_path, decls, setup, round_="phase a each p { }") -> str:
     with pytest.raises(CheckError) as info:
