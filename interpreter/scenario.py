@@ -183,8 +183,11 @@ class Runner:
                     continue
                 offset = _offset(text, d.line, d.col)
                 line, col = self.where.in_string(tuple(key_path), offset) if key_path else (0, 0)
+                end_line = end_col = 0
+                if key_path and d.end_line:
+                    end_line, end_col = self.where.in_string(tuple(key_path), _offset(text, d.end_line, d.end_col))
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
-                                        self.where.source_line(line)))
+                                        self.where.source_line(line), end_line, end_col))
             raise ScenarioError(diags) from None
         comp = Compiler(attrs.evolve(e.model, types=types, bindings=bindings), e.params)
         comp.m_player_keys = e._player_keys

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from . import ast as A
-from .errors import CheckError, count_of, make, suggest
+from .errors import CheckError, at, count_of, suggest
 from .limits import MAX_DEF_DEPTH
 from .resolver import BUILTINS, Resolver
 
@@ -153,7 +153,7 @@ class Checker:
     def err(self, node_or_span, message, hint=None):
         span = node_or_span if isinstance(node_or_span, A.Span) else node_or_span.span
         path = span.path or self.p.path
-        self.errors.append(make(path, self.p.source_of(path), span.line, span.col, message, hint))
+        self.errors.append(at(path, self.p.source_of(path), span, message, hint))
 
     # -- entry point
     def run(self) -> Model:
