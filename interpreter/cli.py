@@ -222,6 +222,13 @@ def _silence_stdout():
         pass
 
 
+def summary(diagnostics) -> str:
+    """`2 error(s)`, with `, 1 warning(s)` when some of the diagnostics are warnings."""
+    warnings = sum(1 for d in diagnostics if d.severity == "warning")
+    out = f"{len(diagnostics) - warnings} error(s)"
+    return out + (f", {warnings} warning(s)" if warnings else "")
+
+
 def main(argv=None) -> int:
     """Entry point of the `lfdsl` command."""
     args = build_parser().parse_args(argv)
@@ -236,7 +243,7 @@ def main(argv=None) -> int:
         return EXIT_OK
     except LanguageError as exc:
         print(exc.render(), file=sys.stderr)
-        print(f"lfdsl: {len(exc.diagnostics)} error(s) ({exc.step})", file=sys.stderr)
+        print(f"lfdsl: {summary(exc.diagnostics)} ({exc.step})", file=sys.stderr)
         return EXIT_STATIC
     except UsageError as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)

@@ -85,7 +85,7 @@ class Compiler:
         self._tmp = 0
         self._loops: list[list] = []
         self.trigger_procs: dict[tuple, list] = {}
-        self._inline: dict = {}       # parameter -> argument closure while inlining a `def`
+        self._inline: dict = {}       # a `def` parameter (its Param node) -> argument closure, while inlining
         self._inline_depth = 0
         self._inlined_nodes = 0       # what expansion has copied so far: capped, then calls stay calls
         self.reach_procs: list[str] = []
@@ -165,27 +165,24 @@ class Compiler:
         return lambda rt, env: v
 
     def x_Name(self, e):
-        n = e.id
-        t = self.t(e)
-        m = self.m
-        if self.m.calls.get(e, ("",))[0] == "local":
-            if n in self._inline:
-                return self._inline[n]
+        b = self.m.bindings[e]
+        kind, n = b.kind, b.name
+        if kind == "local":
+            inlined = self._inline.get(b.decl.site)
+            if inlined is not None:
+                return inlined
             return lambda rt, env: env[n]
-        if n in m.params:
+        if kind == "param":
             v = self.param_values[n]
             return lambda rt, env: v
-        if t[0] == "zone" and n in m.zones:
-            return lambda rt, env: n
-        if t[0] == "grid" and n in m.grids:
-            return lambda rt, env: n
-        if n in m.counters and t == INT and not m.counters[n].per_player:
+        if kind == "counter" and not b.decl.keyed:
             return lambda rt, env: rt.st.counters[n]
-        if n == "players":
+        if kind == "players":
             return lambda rt, env: list(range(rt.st.player_count))
-        if n == "player_count":
+        if kind == "player_count":
             return lambda rt, env: rt.st.player_count
-        # An enum value or an action name: the value is the name itself.
+        # A zone, grid, keyed counter, track, marker, piece, kind, enum value or action: the
+        # value is the name itself.
         return lambda rt, env: n
 
     def x_ListLit(self, e):
@@ -194,9 +191,10 @@ class Compiler:
 
     def local_var(self, e):
         """The env key of a plain local name (not an inlined parameter), else None."""
-        if (isinstance(e, A.Name) and self.m.calls.get(e, ("",))[0] == "local"
-                and e.id not in self._inline):
-            return e.id
+        if isinstance(e, A.Name):
+            b = self.m.bindings[e]
+            if b.kind == "local" and b.decl.site not in self._inline:
+                return b.name
         return None
 
     def x_Attr(self, e):
@@ -251,9 +249,16 @@ class Compiler:
         idx = self.expr(e.index)
         if self.t(e.obj)[0] == "keyed":
             base = e.obj
-            if isinstance(base, A.Name):
+            if isinstance(base, A.Name) and self.m.bindings[base].kind == "counter":
                 name = base.id
                 return lambda rt, env: rt.st.counters[name].get(str(idx(rt, env)), rt.st.keyed_init[name])
+            if isinstance(base, A.Name):  # a local (a `def` parameter) given a keyed counter: its name
+                named = self.expr(base)
+
+                def keyed(rt, env):
+                    name = named(rt, env)
+                    return rt.st.counters[name].get(str(idx(rt, env)), rt.st.keyed_init[name])
+                return keyed
             name = base.name
             who = self.expr(base.obj)
             return lambda rt, env: rt.st.counters[name][who(rt, env)].get(str(idx(rt, env)), rt.st.keyed_init[name])
@@ -397,7 +402,7 @@ class Compiler:
                 and node.name != "name"):
             name = node.name
             return lambda rt, env: name
-        if (isinstance(node, A.Call) and self.m.calls.get(node) == ("builtin", "field")
+        if (isinstance(node, A.Call) and self.builtin(node) == "field"
                 and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
                 and not self._mentions_it(node.args[1])):
             return self.expr(node.args[1])
@@ -475,14 +480,23 @@ class Compiler:
         such expressions are never reordered, skipped or evaluated a different number of times."""
         seen = set() if seen is None else seen
         for n in A.walk(node):
-            call = self.m.calls.get(n) if isinstance(n, A.Call) else None
-            if call == ("builtin", "random"):
+            if not isinstance(n, A.Call):
+                continue
+            b = self.m.bindings.get(n)
+            if b is None:
+                continue
+            if b.kind == "builtin" and b.name == "random":
                 return True
-            if call and call[0] == "func" and call[1] not in seen:
-                seen.add(call[1])
-                if self.chancy(self.m.funcs[call[1]].body, seen):
+            if b.kind == "def" and b.name not in seen:
+                seen.add(b.name)
+                if self.chancy(b.decl.body, seen):
                     return True
         return False
+
+    def builtin(self, call) -> str | None:
+        """The name of the built-in function a call calls, if it calls one."""
+        b = self.m.bindings.get(call)
+        return b.name if b is not None and b.kind == "builtin" else None
 
     def inlinable(self, fn, args) -> bool:
         """Small definitions are compiled into their callers; a parameter whose argument is not a
@@ -499,18 +513,21 @@ class Compiler:
             return False
         uses = {}
         for n in nodes:
-            if isinstance(n, A.Name) and self.m.calls.get(n, ("",))[0] == "local":
-                uses[n.id] = uses.get(n.id, 0) + 1
+            b = self.m.bindings.get(n) if isinstance(n, A.Name) else None
+            if b is not None and b.kind == "local":
+                uses[b.decl.site] = uses.get(b.decl.site, 0) + 1
         for prm, arg in zip(fn.params, args):
-            if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm.name, 0) > 1:
+            if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm, 0) > 1:
                 return False
         return True
 
     def x_Call(self, e):
-        kind, name = self.m.calls[e]
-        if kind == "func" and self.inlinable(self.m.funcs[name], e.args):
-            fn = self.m.funcs[name]
-            mapping = {prm.name: self.expr(arg) for prm, arg in zip(fn.params, e.args)}
+        b = self.m.bindings[e]
+        kind, name = b.kind, b.name
+        if kind == "def" and self.inlinable(b.decl, e.args):
+            fn = b.decl
+            # The parameters, by their declaration, are replaced by the argument closures.
+            mapping = {prm: self.expr(arg) for prm, arg in zip(fn.params, e.args)}
             self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
             saved = self._inline
             self._inline = mapping
@@ -520,9 +537,9 @@ class Compiler:
             finally:
                 self._inline = saved
                 self._inline_depth -= 1
-        if kind == "func":
+        if kind == "def":
             if self.funcs.get(name) is None:
-                self.compile_func(self.m.funcs[name])
+                self.compile_func(b.decl)
             fn = self.funcs
             args = [self.expr(a) for a in e.args]
             if len(args) == 1:

@@ -80,7 +80,6 @@ _COUNT_USES = {(A.ZoneDecl, "limit"): "a zone's limit", (A.CounterDecl, "low"): 
 def _count_params(model) -> dict:
     """Parameters that some declaration or rule uses, as the whole expression, for a count, a
     limit or a bound: name -> what it is used as (the first use found)."""
-    names = model.params
     found: dict[str, str] = {}
     todo = list(model.program.items)
     seen = set()
@@ -95,7 +94,7 @@ def _count_params(model) -> dict:
         for f in attrs.fields(type(n)):
             sub = getattr(n, f.name)
             use = _COUNT_USES.get((type(n), f.name))
-            if use and isinstance(sub, A.Name) and sub.id in names:
+            if use and isinstance(sub, A.Name) and getattr(model.bindings.get(sub), "kind", None) == "param":
                 found.setdefault(sub.id, use)
             if isinstance(sub, (list, tuple)) or attrs.has(type(sub)):
                 todo.append(sub)

@@ -177,11 +177,11 @@ class Program:
             origin = dict(self.origin, set=given)
         return Program(self.model, self.cards, params, origin, self._texts)
 
-    def expression_compiler(self, types: dict, calls: dict) -> Compiler:
+    def expression_compiler(self, types: dict, bindings: dict) -> Compiler:
         """A compiler for stand-alone expressions typed by `check_expression` (scenario expectations):
         `.expr(node)` gives a function to evaluate with `Engine.evaluate`. Definitions the
         expressions call are compiled again for their own argument types."""
-        comp = Compiler(attrs.evolve(self.model, types=types, calls=calls), self.params)
+        comp = Compiler(attrs.evolve(self.model, types=types, bindings=bindings), self.params)
         comp.m_player_keys = self.player_keys
         comp.funcs = {}
         return comp

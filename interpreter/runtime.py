@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 from rulesdsl import ast as A
-from rulesdsl.errors import Diagnostic, make
+from rulesdsl.errors import Diagnostic, at
 from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
 from .chance import ChanceError, ChanceEvent, checked
@@ -219,8 +219,7 @@ class Run:
         prefix = f"round {self.st.round}: " if self.st and self.st.round else ""
         prefix += self._trigger_context(span)
         path = span.path or self.prog.path
-        return (kind or GameError)(make(path, self.model.program.source_of(path), span.line, span.col,
-                                        prefix + message, hint))
+        return (kind or GameError)(at(path, self.model.program.source_of(path), span, prefix + message, hint))
 
     def _trigger_context(self, span) -> str:
         """`in the trigger `on enter z` (f.lf:9), fired by the statement at f.lf:4: ` when the error

@@ -173,7 +173,7 @@ class Runner:
         where = f"{self.path}: expect"
         try:
             node = parse_expression(text, where)
-            _, types, calls = check_expression(e.model, node, where, text)
+            _, types, bindings = check_expression(e.model, node, where, text)
         except LanguageError as exc:
             diags = []
             for d in exc.diagnostics:
@@ -182,10 +182,13 @@ class Runner:
                     continue
                 offset = _offset(text, d.line, d.col)
                 line, col = self.where.in_string(tuple(key_path), offset) if key_path else (0, 0)
+                end_line = end_col = 0
+                if key_path and d.end_line:
+                    end_line, end_col = self.where.in_string(tuple(key_path), _offset(text, d.end_line, d.end_col))
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
-                                        self.where.source_line(line)))
+                                        self.where.source_line(line), end_line, end_col))
             raise ScenarioError(diags) from None
-        comp = e.program.expression_compiler(types, calls)
+        comp = e.program.expression_compiler(types, bindings)
         if comp.chancy(node):
             raise self.error(key_path, f"`{text}` draws from the game's RNG; an expectation must not")
         return node, comp

@@ -10,7 +10,7 @@ import cattrs
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from . import ast as A
-from .errors import CardError, Diagnostic, make, suggest
+from .errors import CardError, Diagnostic, at, make, suggest
 from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error
@@ -196,11 +196,11 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             for f in kinds[table].fields:
                 if f.type.name in _NONE_OK and fields[f.name] == "none":
                     fields[f.name] = None
-            at = {"": where.header((table, i)) + (where.source_line(where.header((table, i))[0]),)}
+            places = {"": where.header((table, i)) + (where.source_line(where.header((table, i))[0]),)}
             for key in entry:
                 line, col = where.value((table, i, key))
-                at[key] = (line, col, where.source_line(line))
-            d = CardDef(table, obj.name, fields, len(defs), path, at)
+                places[key] = (line, col, where.source_line(line))
+            d = CardDef(table, obj.name, fields, len(defs), path, places)
             defs.append(d)
             by_kind[table].append(d)
     if errors:
@@ -235,9 +235,9 @@ def cross_check(model, db: CardDB):
     for name, act in model.actions.items():
         if name not in named:
             where = act.span.path or model.program.path
-            unused.append(make(where, model.program.source_of(where), act.span.line, act.span.col,
-                               f"action `{name}` can never be performed: no `actions`, `do`, rules data "
-                               "or card names it"))
+            unused.append(at(where, model.program.source_of(where), act.span,
+                             f"action `{name}` can never be performed: no `actions`, `do`, rules data "
+                             "or card names it"))
     if unused:
         raise CheckError(unused)
 

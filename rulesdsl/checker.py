@@ -5,13 +5,15 @@ which the interpreter's compiler uses to resolve names and fields once, before p
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from . import ast as A
-from .errors import CheckError, count_of, make, suggest
+from .errors import CheckError, at, count_of, suggest
 from .limits import MAX_DEF_DEPTH
+from .resolver import BUILTINS, Resolver
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -42,51 +44,6 @@ def show(t) -> str:
 
 FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM}
 
-# Built-in functions: name -> (min args, max args, description). Arguments written with `it`
-# (the second argument of the aggregates) are evaluated once per element of the first argument.
-BUILTINS = {
-    "count": (1, 1, "number of elements"),
-    "sum": (2, 2, "sum of an expression over a collection"),
-    "min": (2, 2, "smaller of two numbers, or smallest expression over a collection"),
-    "max": (2, 2, "larger of two numbers, or largest expression over a collection"),
-    "any": (1, 1, "true if the collection is not empty"),
-    "all": (2, 2, "true if the condition holds for every element"),
-    "count_distinct": (2, 2, "number of distinct values of an expression over a collection"),
-    "abs": (1, 1, "absolute value"),
-    "top": (1, 1, "the top card of a zone, or none"),
-    "bottom": (1, 1, "the bottom card of a zone, or none"),
-    "first": (1, 1, "the first element, or none"),
-    "last": (1, 1, "the last element, or none"),
-    "defs": (1, 1, "the card definitions of a kind, in database order"),
-    "random": (1, 1, "a chance step: one element chosen by the game's RNG"),
-    "holder": (1, 1, "the player holding a marker, or none"),
-    "next_player": (1, 1, "the next player in seat order"),
-    "turn_order": (1, 1, "all players in seat order starting from one"),
-    "seat": (1, 1, "a player's seat number, from 1"),
-    "player": (1, 1, "the player at a seat number, from 1"),
-    "space": (2, 2, "the space of a track where a player's piece stands"),
-    "position": (2, 2, "the index of the space where a player's piece stands"),
-    "free_spaces": (2, 2, "spaces of a track not occupied by another piece"),
-    "frontier": (1, 1, "empty cells orthogonally next to a filled cell"),
-    "empty_cells": (1, 1, "the empty cells of a grid"),
-    "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
-    "neighbors": (2, 2, "cells orthogonally next to a cell"),
-    "card_at": (2, 2, "the card on a cell, or none"),
-    "names": (1, 1, "the names of the cards of a collection, in order"),
-    "field": (2, 2, "the int field of a card named by a text or enum value"),
-    "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
-    "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
-    "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
-    "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
-    "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
-    "filled_cells": (1, 1, "the cells of a grid that hold a card"),
-    "has_block": (3, 3, "true if some block of columns x rows cells of a grid is entirely filled"),
-    "fits": (4, 4, "true if a card placed on a cell (covering what is there) keeps every card of the "
-                   "grid linked by its edges to an anchor cell"),
-    "space_at": (2, 2, "the space of a track at an index"),
-    "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
-}
-LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by", "sort_by"}
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
 
@@ -113,30 +70,48 @@ class Model:
     enum_values: frozenset
     used_actions: frozenset
     types: dict  # expression node -> static type
-    calls: dict  # Call node -> ("builtin"|"func"|"action"|"dynamic", name)
+    bindings: dict  # Name or Call node -> resolver.Binding: what the name stands for
+
+    @property
+    def calls(self) -> Mapping:
+        """The bindings of calls and locals in the older shape: a Call node -> ("builtin", name),
+        ("func", name), ("action", name) or ("dynamic", None); a Name node -> ("local", name)."""
+        return _CallTable(self.bindings)
 
 
-class _Scope:
-    """Names bound by let, for, choose, pick, draw, parameters and `it`."""
+_CALL_KINDS = {"builtin": "builtin", "def": "func", "action": "action", "routine": "action"}
 
-    def __init__(self, parent=None):
-        self.vars: dict[str, Any] = {}
-        self.parent = parent
 
-    def lookup(self, name):
-        s = self
-        while s is not None:
-            if name in s.vars:
-                return s.vars[name]
-            s = s.parent
+class _CallTable(Mapping):
+    """A read-only view of bindings as `Model.calls` entries."""
+
+    def __init__(self, bindings):
+        self._bindings = bindings
+
+    def __getitem__(self, node):
+        entry = self._entry(node, self._bindings[node])
+        if entry is None:
+            raise KeyError(node)
+        return entry
+
+    @staticmethod
+    def _entry(node, b):
+        if isinstance(node, A.Call):
+            if b.kind == "dynamic":
+                return ("dynamic", None)
+            kind = _CALL_KINDS.get(b.kind)
+            return (kind, b.name) if kind else None
+        if isinstance(node, A.Name) and b.kind == "local":
+            return ("local", b.name)
         return None
 
-    def names(self):
-        out, s = set(), self
-        while s is not None:
-            out |= set(s.vars)
-            s = s.parent
-        return out
+    def __iter__(self):
+        return (n for n, b in self._bindings.items() if self._entry(n, b) is not None)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+
 
 
 class Checker:
@@ -146,7 +121,8 @@ class Checker:
         self.p = program
         self.errors = []
         self.types: dict = {}
-        self.calls: dict = {}
+        self.res: Resolver | None = None
+        self.var_types: dict = {}  # resolver.Var -> its static type, as the walk reaches it
         self.decls: dict[str, Any] = {}
         self.kinds: dict = {}
         self.zones: dict = {}
@@ -177,7 +153,7 @@ class Checker:
     def err(self, node_or_span, message, hint=None):
         span = node_or_span if isinstance(node_or_span, A.Span) else node_or_span.span
         path = span.path or self.p.path
-        self.errors.append(make(path, self.p.source_of(path), span.line, span.col, message, hint))
+        self.errors.append(at(path, self.p.source_of(path), span, message, hint))
 
     # -- entry point
     def run(self) -> Model:
@@ -188,7 +164,15 @@ class Checker:
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
-                     frozenset(self.used_actions), self.types, self.calls)
+                     frozenset(self.used_actions), self.types, self.res.bindings)
+
+    def binding(self, node):
+        """What the resolver found a Name (or a call) to stand for."""
+        return self.res.bindings[node]
+
+    def bind(self, site, name, t):
+        """Give the local variable that `site` binds as `name` the type `t`."""
+        self.var_types[self.res.var(site, name)] = t
 
     def collect(self):
         singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
@@ -258,24 +242,25 @@ class Checker:
 
     # -- bodies
     def check_bodies(self):
-        top = _Scope()
+        self.res = Resolver(self.p).program(self.p)
         order = list(self.params)
         for i, prm in enumerate(self.params.values()):
-            self.expect(prm.value, top, (INT, BOOL, TEXT), "a parameter")
+            self.expect(prm.value, (INT, BOOL, TEXT), "a parameter")
             if prm.allowed is not None:
-                allowed = self.expr(prm.allowed, top)
+                allowed = self.expr(prm.allowed)
                 if allowed[0] != "list":
                     self.err(prm.allowed, "a parameter's allowed values are a range or a list")
             for node in _names_in(prm.value):
-                if node.id in self.params and node.id not in order[:i]:
+                is_param = self.binding(node).kind == "param"
+                if is_param and node.id not in order[:i]:
                     self.err(node, f"`{node.id}` is declared after `{prm.name}`: a parameter can use only "
                                    "parameters declared before it")
-                elif node.id not in self.params and node.id not in ("true", "false"):
+                elif not is_param:
                     self.err(node, f"a parameter's value can use only literals and earlier parameters, "
                                    f"not `{node.id}`")
         for kind in self.kinds.values():
             for f in kind.fields:
-                self.check_default(f, top)
+                self.check_default(f)
                 enum_name = f.type.name == "enum" and isinstance(f.default, A.Name)  # checked above
                 if f.default is not None and f.type.name != "action" and not enum_name and (
                         not _is_literal(f.default) or isinstance(f.default, A.Name)):
@@ -284,37 +269,37 @@ class Checker:
         for zone in self.zones.values():
             self.check_kind_ref(zone.kind, zone)
             if zone.limit is not None:
-                self.expect(zone.limit, top, (INT,), "a zone limit")
+                self.expect(zone.limit, (INT,), "a zone limit")
         for c in self.counters.values():
-            self.expect(c.init, top, (INT,), "a counter's initial value")
+            self.expect(c.init, (INT,), "a counter's initial value")
             for bound in (c.low, c.high):
                 if bound is not None:
-                    self.expect(bound, top, (INT,), "a counter bound")
+                    self.expect(bound, (INT,), "a counter bound")
         for track in self.tracks.values():
             if track.size < 1:
                 self.err(track, "a track needs at least one space")
             for f in track.fields:
-                self.check_default(f, top)
+                self.check_default(f)
             for indices, assigns in track.spaces:
                 for i in indices:
                     if not 0 <= i < track.size:
                         self.err(track, f"space {i} is outside the track (0..{track.size - 1})")
-                self.check_assigns(assigns, track.fields, top, f"track {track.name}")
+                self.check_assigns(assigns, track.fields, f"track {track.name}")
         for piece in self.pieces.values():
             if piece.name[:1] == "P" and piece.name[1:].isdigit():
                 self.err(piece, f"`{piece.name}` is how seat {piece.name[1:]}'s piece is named; choose another name")
             if piece.track not in self.tracks:
                 self.err(piece, f"`{piece.track}` is not a track", suggest(piece.track, self.tracks))
         for grid in self.grids.values():
-            self.check_grid(grid, top)
+            self.check_grid(grid)
         for act in self.actions.values():
             self._decl_span = act.span
-            scope = self.param_scope(act.params, top, first_is_player=True, what="a routine" if act.routine else "an action")
+            self.param_types(act.params, what="a routine" if act.routine else "an action")
             if act.requires is not None:
-                self.expect(act.requires, scope, (BOOL,), "a requirement")
-            self.block(act.body, scope)
+                self.expect(act.requires, (BOOL,), "a requirement")
+            self.block(act.body)
         if self.setup is not None:
-            self.block(self.setup.body, _Scope(top))
+            self.block(self.setup.body)
             self.unique_steps(self.setup.body, "setup")
         for act in self.actions.values():
             self.unique_steps(act.body, f"action `{act.name}`")
@@ -324,40 +309,40 @@ class Checker:
                 if ph.name in seen:
                     self.err(ph, f"phase `{ph.name}` appears twice in the round")
                 seen.add(ph.name)
-                scope = _Scope(top)
                 if ph.var:
-                    scope.vars[ph.var] = PLAYER
+                    self.bind(ph, ph.var, PLAYER)
                 if ph.start is not None:
-                    self.expect(ph.start, scope, (PLAYER,), "the first player of a phase")
-                self.block(ph.body, scope)
+                    self.expect(ph.start, (PLAYER,), "the first player of a phase")
+                self.block(ph.body)
                 self.unique_steps(ph.body, f"phase `{ph.name}`")
         for trig in self.triggers:
-            self.check_trigger(trig, top)
+            self.check_trigger(trig)
         if self.victory is not None:
             v = self.victory
             phases = [ph.name for ph in self.round.phases] if self.round else []
             if v.after not in phases:
                 self.err(v, f"victory is checked after `{v.after}`, which is not a phase of the round",
                          suggest(v.after, phases))
-            scope = _Scope(top)
-            scope.vars[v.var] = PLAYER
+            self.bind(v, v.var, PLAYER)
+            named = {v.var}
             for s in v.scores:
-                if scope.lookup(s.name) is not None:
+                if s.name in named:
                     self.err(s, f"score `{s.name}` is declared twice")
-                self.expect(s.value, scope, (INT,), "a score")
-                scope.vars[s.name] = INT
-            self.expect(v.win, scope, (BOOL,), "the win condition")
+                named.add(s.name)
+                self.expect(s.value, (INT,), "a score")
+                self.bind(s, s.name, INT)
+            self.expect(v.win, (BOOL,), "the win condition")
             for cond, reason in v.reasons:
                 if reason is not None and not reason.strip():
                     self.err(cond, "the reason of a win condition is empty", "describe what the player achieved")
-            self.expect(v.rank, scope, (INT,), "the ranking")
+            self.expect(v.rank, (INT,), "the ranking")
         for fn in self.funcs.values():
             if fn not in self.types:
                 # Nothing calls it: check its body for errors, but keep no types, so that a later
                 # call (a scenario expectation) types it with real arguments.
-                saved = (dict(self.types), dict(self.func_params), dict(self.calls))
+                saved = (dict(self.types), dict(self.func_params), dict(self.res.bindings))
                 self.type_func(fn, [ANY] * len(fn.params), fn)
-                self.types, self.func_params, self.calls = saved
+                self.types, self.func_params, self.res.bindings = saved
         for node, marker in self.holder_uses:
             if marker not in self.given_markers:
                 self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
@@ -372,7 +357,7 @@ class Checker:
                 if name not in self.used_actions and not act.routine:
                     self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
 
-    def check_default(self, f, scope):
+    def check_default(self, f):
         if f.default is None:
             return
         want = FIELD_TYPES[f.type.name]
@@ -380,12 +365,12 @@ class Checker:
             self.action_value(f.default)
             return
         if f.type.name == "enum" and isinstance(f.default, A.Name):
-            if f.default.id not in f.type.values:
+            if self.binding(f.default).kind != "enum":  # resolved among this enum's values
                 self.err(f.default, f"`{f.default.id}` is not a value of this enum",
                          suggest(f.default.id, f.type.values))
             self.types[f.default] = SYM
             return
-        t = self.expr(f.default, scope)
+        t = self.expr(f.default)
         if t == NONE:
             return
         if not _compatible(t, want):
@@ -395,13 +380,13 @@ class Checker:
         """Data naming an action: `none` or the name of a declared action."""
         if isinstance(expr, A.Lit) and expr.value is None:
             return
-        if isinstance(expr, A.Name) and expr.id in self.actions:
+        if isinstance(expr, A.Name) and self.binding(expr).kind in ("action", "routine"):
             self.used_actions.add(expr.id)
             return
         name = expr.id if isinstance(expr, A.Name) else "this"
         self.err(expr, f"`{name}` is not an action", suggest(name, self.actions) if isinstance(expr, A.Name) else None)
 
-    def check_assigns(self, assigns, fields, scope, owner):
+    def check_assigns(self, assigns, fields, owner):
         by_name = {f.name: f for f in fields}
         for a in assigns:
             f = by_name.get(a.name)
@@ -412,15 +397,15 @@ class Checker:
             if want == ACTION:
                 self.action_value(a.value)
                 continue
-            t = self.expr(a.value, scope)
+            t = self.expr(a.value)
             if not _compatible(t, want):
                 self.err(a.value, f"`{a.name}` is {show(want)}, got {show(t)}")
             for node in _names_in(a.value):
-                if node.id not in self.params and node.id not in self.enum_values:
+                if self.binding(node).kind not in ("param", "enum"):
                     self.err(node, f"data values are fixed before a game starts: `{node.id}` cannot be used here",
                              "use literals, enum values and parameters")
 
-    def check_grid(self, grid, scope):
+    def check_grid(self, grid):
         self.check_kind_ref(grid.kind, grid)
         kind = self.kinds.get(grid.kind)
         if grid.edges and kind is not None:
@@ -442,42 +427,42 @@ class Checker:
         for cells, assigns in grid.cells:
             for cell in cells:
                 inside(cell)
-            self.check_assigns(assigns, grid.cell_fields, scope, f"grid {grid.name} cell")
+            self.check_assigns(assigns, grid.cell_fields, f"grid {grid.name} cell")
         for cols, assigns in grid.columns:
             for c in cols:
                 if not 1 <= c <= grid.width:
                     self.err(grid, f"column {c} is outside the grid")
-            self.check_assigns(assigns, grid.line_fields, scope, f"grid {grid.name} line")
+            self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
         for rows, assigns in grid.rows:
             for r in rows:
                 if not 1 <= r <= grid.height:
                     self.err(grid, f"row {r} is outside the grid")
-            self.check_assigns(assigns, grid.line_fields, scope, f"grid {grid.name} line")
+            self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
 
     def check_kind_ref(self, kind, node):
         if kind not in self.kinds:
             self.err(node, f"unknown card kind `{kind}`", suggest(kind, self.kinds))
 
-    def param_scope(self, params, parent, first_is_player=False, what="an action"):
-        scope = _Scope(parent)
+    def param_types(self, params, what="an action"):
+        """Type the parameters of an action or routine: the acting player, then defaulted values."""
+        seen = set()
         for i, prm in enumerate(params):
-            if prm.name in scope.vars:
+            if prm.name in seen:
                 self.err(prm, f"parameter `{prm.name}` appears twice")
+            seen.add(prm.name)
             if prm.default is not None:
-                scope.vars[prm.name] = self.expr(prm.default, parent)
+                self.bind(prm, prm.name, self.expr(prm.default))
             else:
-                scope.vars[prm.name] = PLAYER if (first_is_player and i == 0) else ANY
-        if first_is_player and not params:
+                self.bind(prm, prm.name, PLAYER if i == 0 else ANY)
+        if not params:
             self.err(self._decl_span, f"{what} needs the acting player as its first parameter",
                      "write it as `name(p)`")
-        if first_is_player and params and params[0].default is not None:
+        if params and params[0].default is not None:
             self.err(params[0], f"the first parameter of {what} is the acting player and has no default")
-        if first_is_player:
-            for prm in params[1:]:
-                if prm.default is None:
-                    self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
-                             f"write `{prm.name} = 0` (or another value of the right type)")
-        return scope
+        for prm in params[1:]:
+            if prm.default is None:
+                self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
+                         f"write `{prm.name} = 0` (or another value of the right type)")
 
     def unique_steps(self, body, where):
         """Step names must be unique in a body, so that a layer can name the one it changes."""
@@ -487,12 +472,11 @@ class Checker:
                 self.err(node, f"{where} has two steps named `{name}`", "a layer could not tell which one it changes")
             seen.add(name)
 
-    def check_trigger(self, trig, top):
-        scope = _Scope(top)
+    def check_trigger(self, trig):
         if trig.event == "reach":
-            scope.vars[trig.names[0]] = PLAYER
-            self.expect(trig.cond, scope, (BOOL,), "a threshold condition")
-            self.block(trig.body, scope)
+            self.bind(trig, trig.names[0], PLAYER)
+            self.expect(trig.cond, (BOOL,), "a threshold condition")
+            self.block(trig.body)
             return
         if trig.event == "enter":
             zone = self.zones.get(trig.target)
@@ -512,39 +496,46 @@ class Checker:
             self.err(trig, f"`on {trig.event}` binds {len(bound)} names: {shape[trig.event]}")
             return
         for n, t in zip(trig.names, bound):
-            scope.vars[n] = t
-        self.block(trig.body, scope)
+            self.bind(trig, n, t)
+        self.block(trig.body)
 
     # -- statements
-    def block(self, stmts, scope):
-        inner = _Scope(scope)
+    def block(self, stmts):
         for s in stmts:
-            self.stmt(s, inner)
+            self.stmt(s)
 
-    def stmt(self, s, scope):
+    def stmt(self, s):
         m = getattr(self, "s_" + type(s).__name__)
-        m(s, scope)
+        m(s)
 
-    def s_Let(self, s, scope):
-        t = self.expr(s.value, scope)
+    def s_Let(self, s):
+        t = self.expr(s.value)
         if t == KEYED:
             self.err(s.value, "a keyed counter is read one key at a time", "write `name[key]`")
-        # A body shares one set of names: a `let` of a name bound in an enclosing block updates it.
-        target = scope
-        while target is not None and s.name not in target.vars:
-            target = target.parent
-        (target if target is not None and target.parent is not None else scope).vars[s.name] = t
+        # A body shares one set of names: a `let` of a name bound in an enclosing block updates it
+        # (the resolver gives both the same variable).
+        self.bind(s, s.name, t)
 
-    def s_Set(self, s, scope):
-        t = self.expr(s.target, scope)
+    def s_Set(self, s):
+        t = self.expr(s.target)
         if t != ANY and not self.is_counter_ref(s.target):
-            self.err(s.target, "only counters can be set", "declare it with `counter`")
-        self.expect(s.value, scope, (INT,), "a counter value")
+            base = s.target.obj if isinstance(s.target, A.Index) else s.target
+            if isinstance(base, A.Name) and base.id in self.counters and self.binding(base).kind == "local":
+                self.err(s.target, f"`{base.id}` here is a local variable, which hides the counter `{base.id}`",
+                         "rename the variable")
+            else:
+                self.err(s.target, "only counters can be set", "declare it with `counter`")
+        self.expect(s.value, (INT,), "a counter value")
         return t
+
+    def counter_named(self, e):
+        """The counter a Name stands for, if it stands for one."""
+        b = self.binding(e)
+        return b.decl if b.kind == "counter" else None
 
     def is_counter_ref(self, e):
         if isinstance(e, A.Name):
-            c = self.counters.get(e.id)
+            c = self.counter_named(e)
             return c is not None and not c.keyed and not c.per_player
         if isinstance(e, A.Attr):
             c = self.counters.get(e.name)
@@ -552,18 +543,18 @@ class Checker:
         if isinstance(e, A.Index):
             base = e.obj
             if isinstance(base, A.Name):
-                c = self.counters.get(base.id)
+                c = self.counter_named(base)
                 return c is not None and c.keyed and not c.per_player
             if isinstance(base, A.Attr):
                 c = self.counters.get(base.name)
                 return c is not None and c.keyed and c.per_player
         return False
 
-    def s_Move(self, s, scope):
-        t = self.expr(s.what, scope)
+    def s_Move(self, s):
+        t = self.expr(s.what)
         if t[0] not in ("card", "list", "zone", "none", "any"):
             self.err(s.what, f"`move` takes a card, a list of cards or a zone, not {show(t)}")
-        dest = self.expect_zone(s.dest, scope)
+        dest = self.expect_zone(s.dest)
         self.same_kind(s, self.card_kind(t), dest, "move")
 
     def card_kind(self, t):
@@ -581,60 +572,59 @@ class Checker:
         if kind and where and kind != where:
             self.err(node, f"cannot {verb} a card of kind {kind} into a place that holds {where}")
 
-    def s_Draw(self, s, scope):
-        src = self.expect_zone(s.src, scope)
+    def s_Draw(self, s):
+        src = self.expect_zone(s.src)
         if s.refill is not None:
-            self.same_kind(s, self.card_kind(self.expect_zone(s.refill, scope)), src, "refill")
-        self.same_kind(s, self.card_kind(src), self.expect_zone(s.dest, scope), "draw")
-        scope.vars[s.name] = ("card", src[1]) if src[0] == "zone" else ANY
+            self.same_kind(s, self.card_kind(self.expect_zone(s.refill)), src, "refill")
+        self.same_kind(s, self.card_kind(src), self.expect_zone(s.dest), "draw")
+        self.bind(s, s.name, ("card", src[1]) if src[0] == "zone" else ANY)
 
-    def s_Shuffle(self, s, scope):
-        self.expect_zone(s.zone, scope)
+    def s_Shuffle(self, s):
+        self.expect_zone(s.zone)
 
-    def s_Create(self, s, scope):
-        t = self.expr(s.what, scope)
+    def s_Create(self, s):
+        t = self.expr(s.what)
         if t[0] not in ("def", "any") and not (t[0] == "list" and t[1][0] in ("def", "any")):
             self.err(s.what, f"`create` takes a card definition or a list of them, not {show(t)}",
                      "use `defs(Kind)`")
         if s.times is not None:
-            self.expect(s.times, scope, (INT,), "a number of copies")
-        dest = self.expect_zone(s.dest, scope)
+            self.expect(s.times, (INT,), "a number of copies")
+        dest = self.expect_zone(s.dest)
         self.same_kind(s, self.card_kind(t), dest, "create")
 
-    def s_If(self, s, scope):
+    def s_If(self, s):
         for cond, body in s.branches:
-            self.expect(cond, scope, (BOOL,), "a condition")
-            self.block(body, scope)
+            self.expect(cond, (BOOL,), "a condition")
+            self.block(body)
         if s.other is not None:
-            self.block(s.other, scope)
+            self.block(s.other)
 
-    def s_For(self, s, scope):
-        inner = _Scope(scope)
-        inner.vars[s.var] = self.elem_type(s.iter, scope)
-        self._loop(s.body, inner)
+    def s_For(self, s):
+        self.bind(s, s.var, self.elem_type(s.iter))
+        self._loop(s.body)
 
-    def _loop(self, body, scope):
+    def _loop(self, body):
         self._loop_depth += 1
-        self.block(body, scope)
+        self.block(body)
         self._loop_depth -= 1
 
-    def s_Repeat(self, s, scope):
-        self.expect(s.count, scope, (INT,), "a repeat count")
-        self._loop(s.body, scope)
+    def s_Repeat(self, s):
+        self.expect(s.count, (INT,), "a repeat count")
+        self._loop(s.body)
 
-    def s_While(self, s, scope):
-        self.expect(s.cond, scope, (BOOL,), "a loop condition")
-        self._loop(s.body, scope)
+    def s_While(self, s):
+        self.expect(s.cond, (BOOL,), "a loop condition")
+        self._loop(s.body)
 
-    def s_Break(self, s, scope):
+    def s_Break(self, s):
         if self._loop_depth == 0:
             self.err(s, "`break` outside a loop")
 
-    def s_Return(self, s, scope):
+    def s_Return(self, s):
         pass
 
-    def s_ChooseOptions(self, s, scope):
-        self.check_by(s.by, scope)
+    def s_ChooseOptions(self, s):
+        self.check_by(s.by)
         names = set()
         offered = False
         for opt in s.options:
@@ -642,77 +632,74 @@ class Checker:
                 self.err(opt, f"option `{opt.name}` appears twice in this choice")
             names.add(opt.name)
             if opt.cond is not None:
-                self.expect(opt.cond, scope, (BOOL,), "an option condition")
+                self.expect(opt.cond, (BOOL,), "an option condition")
                 if isinstance(opt.cond, A.Lit) and opt.cond.value is False:
                     self.err(opt, f"option `{opt.name}` can never be offered: its condition is false")
                     continue
             offered = True
-            self.block(opt.body, scope)
+            self.block(opt.body)
         if not offered:
             self.err(s, "this choice can never be offered: no option's condition can hold")
 
-    def check_by(self, by, scope):
+    def check_by(self, by):
         if by is not None:
-            self.expect(by, scope, (PLAYER,), "the player who chooses")
+            self.expect(by, (PLAYER,), "the player who chooses")
 
-    def s_ChooseItem(self, s, scope):
-        self.check_by(s.by, scope)
+    def s_ChooseItem(self, s):
+        self.check_by(s.by)
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
-        inner = _Scope(scope)
-        inner.vars[s.var] = self.elem_type(s.coll, scope)
-        self.block(s.body, inner)
+        self.bind(s, s.var, self.elem_type(s.coll))
+        self.block(s.body)
 
-    def s_Pick(self, s, scope):
-        self.check_by(s.by, scope)
-        inner = _Scope(scope)
-        inner.vars[s.var] = self.elem_type(s.coll, scope)
-        self.expect(s.cost, inner, (INT,), "a cost")
-        self.expect(s.budget, scope, (INT,), "a budget")
-        self._loop(s.body, inner)
+    def s_Pick(self, s):
+        self.check_by(s.by)
+        self.bind(s, s.var, self.elem_type(s.coll))
+        self.expect(s.cost, (INT,), "a cost")
+        self.expect(s.budget, (INT,), "a budget")
+        self._loop(s.body)
 
-    def s_Step(self, s, scope):
+    def s_Step(self, s):
         # A step only names part of a body: its names stay visible after it.
         for st in s.body:
-            self.stmt(st, scope)
+            self.stmt(st)
 
-    def s_Win(self, s, scope):
-        self.expect(s.player, scope, (PLAYER,), "the loser" if s.lose else "the winner")
+    def s_Win(self, s):
+        self.expect(s.player, (PLAYER,), "the loser" if s.lose else "the winner")
 
-    def s_Do(self, s, scope):
+    def s_Do(self, s):
         call = s.call
-        if isinstance(call.func, A.Name) and call.func.id in self.actions:
-            act = self.actions[call.func.id]
+        target = self.binding(call)
+        if target.kind in ("action", "routine"):
+            act = target.decl
             if act.routine and s.main:
                 self.err(call.func, f"`{act.name}` is a routine: run it with `do`, only actions are performed")
             self.used_actions.add(act.name)
-            self.calls[call] = ("action", act.name)
-            self.check_args(call, act.params, scope)
+            self.check_args(call, act.params)
             if call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
                 self.err(call.args[0], f"the first argument of `{act.name}` is the acting player, "
                                        f"not {show(self.types[call.args[0]])}")
             return
-        if isinstance(call.func, A.Name):
+        if target.kind != "dynamic":
             self.err(call.func, f"`{call.func.id}` is not an action", suggest(call.func.id, self.actions))
             return
-        t = self.expr(call.func, scope)
+        t = self.expr(call.func)
         if not _compatible(t, ACTION):
             self.err(call.func, f"`do` needs an action, got {show(t)}")
-        self.calls[call] = ("dynamic", None)
         for a in call.args:
-            self.expr(a, scope)
+            self.expr(a)
 
-    def check_args(self, call, params, scope):
+    def check_args(self, call, params):
         required = sum(1 for p in params if p.default is None)
         if not required <= len(call.args) <= len(params):
             want = f"{required}" if required == len(params) else f"{required} to {len(params)}"
             self.err(call, f"`{_callee(call)}` takes {want} arguments, got {len(call.args)}")
         for a in call.args:
-            self.expr(a, scope)
+            self.expr(a)
 
-    def s_Actions(self, s, scope):
-        self.expect(s.count, scope, (INT,), "a number of actions")
-        self.expect(s.player, scope, (PLAYER,), "the acting player")
+    def s_Actions(self, s):
+        self.expect(s.count, (INT,), "a number of actions")
+        self.expect(s.player, (PLAYER,), "the acting player")
         for n in s.names:
             if n not in self.actions or self.actions[n].routine:
                 self.err(s, f"`{n}` is not an action", suggest(n, [a for a, d in self.actions.items() if not d.routine]))
@@ -722,79 +709,77 @@ class Checker:
             self.err(s, "an action is listed twice")
         if s.unless is not None or s.most is not None:
             # `it` is the action being considered, so a limit can concern one action only.
-            inner = _Scope(scope)
-            inner.vars["it"] = ACTION
+            self.bind(s, "it", ACTION)
             if s.unless is not None:
-                self.expect(s.unless, inner, (BOOL,), "a condition")
+                self.expect(s.unless, (BOOL,), "a condition")
             else:
-                self.expect(s.most, inner, (INT,), "how many times an action may be chosen")
+                self.expect(s.most, (INT,), "how many times an action may be chosen")
 
     def piece_on(self, node, track):
-        if isinstance(node, A.Name) and node.id in self.pieces and self.pieces[node.id].track != track:
+        if (isinstance(node, A.Name) and self.binding(node).kind == "piece"
+                and self.pieces[node.id].track != track):
             self.err(node, f"piece `{node.id}` stands on track {self.pieces[node.id].track}, not {track}")
 
-    def s_Advance(self, s, scope):
-        self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
+    def s_Advance(self, s):
+        self.expect(s.piece, (PLAYER, PIECE), "a player's piece or a piece")
         self.piece_on(s.piece, s.track)
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
-        self.expect(s.distance, scope, (INT,), "a distance")
+        self.expect(s.distance, (INT,), "a distance")
         if s.jump_var:
-            inner = _Scope(scope)
-            inner.vars[s.jump_var] = PLAYER
-            self._loop(s.jump_body, inner)
+            self.bind(s, s.jump_var, PLAYER)
+            self._loop(s.jump_body)
         if s.pass_var:
-            inner = _Scope(scope)
-            inner.vars[s.pass_var] = PIECE
-            self._loop(s.pass_body, inner)
+            self.bind(s, s.pass_var, PIECE)
+            self._loop(s.pass_body)
 
-    def s_Put(self, s, scope):
-        self.expect(s.piece, scope, (PLAYER, PIECE), "a player's piece or a piece")
+    def s_Put(self, s):
+        self.expect(s.piece, (PLAYER, PIECE), "a player's piece or a piece")
         self.piece_on(s.piece, s.track)
         if s.track not in self.tracks:
             self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
-        self.expect(s.pos, scope, (INT,), "a space index")
+        self.expect(s.pos, (INT,), "a space index")
 
-    def s_Place(self, s, scope):
-        t = self.expr(s.card, scope)
+    def s_Place(self, s):
+        t = self.expr(s.card)
         if t[0] not in ("card", "none", "any"):
             self.err(s.card, f"`place` takes a card, not {show(t)}")
-        g = self.expr(s.grid, scope)
+        g = self.expr(s.grid)
         if g[0] not in ("grid", "any"):
             self.err(s.grid, f"`place ... on` needs a grid, not {show(g)}")
         else:
             self.same_kind(s, self.card_kind(t), g, "place")
-        c = self.expr(s.cell, scope)
+        c = self.expr(s.cell)
         if c[0] not in ("cell", "any"):
             self.err(s.cell, f"`at` needs a cell, not {show(c)}", "use `cell(grid, column, row)`")
 
-    def s_Give(self, s, scope):
+    def s_Give(self, s):
         self.given_markers.add(s.marker)
         if s.marker not in self.markers:
             self.err(s, f"`{s.marker}` is not a marker", suggest(s.marker, self.markers))
-        self.expect(s.to, scope, (PLAYER, NONE), "a player (or none, to put the marker aside)")
+        self.expect(s.to, (PLAYER, NONE), "a player (or none, to put the marker aside)")
 
-    def s_Log(self, s, scope):
+    def s_Log(self, s):
         for a in s.args:
-            self.expr(a, scope)
+            self.expr(a)
 
     # -- expressions
-    def expect(self, e, scope, wanted, what):
-        t = self.expr(e, scope)
+    def expect(self, e, wanted, what):
+        t = self.expr(e)
         if not any(_compatible(t, w) for w in wanted):
             self.err(e, f"{what} must be {' or '.join(show(w) for w in wanted)}, got {show(t)}")
         return t
 
-    def expect_zone(self, e, scope):
-        t = self.expr(e, scope)
+    def expect_zone(self, e):
+        t = self.expr(e)
         if t[0] not in ("zone", "any"):
             hint = "per-player zones are written `p.zone`" if isinstance(e, A.Name) else None
             self.err(e, f"expected a zone, got {show(t)}", hint)
             return ANY
         return t
 
-    def elem_type(self, e, scope):
-        t = self.expr(e, scope)
+    def elem_type(self, e):
+        t = self.expr(e)
         return self.elem_of(t, e)
 
     def elem_of(self, t, node):
@@ -809,12 +794,12 @@ class Checker:
         self.err(node, f"expected a collection, got {show(t)}")
         return ANY
 
-    def expr(self, e, scope) -> tuple:
-        t = getattr(self, "e_" + type(e).__name__)(e, scope)
+    def expr(self, e) -> tuple:
+        t = getattr(self, "e_" + type(e).__name__)(e)
         self.types[e] = t
         return t
 
-    def e_Lit(self, e, scope):
+    def e_Lit(self, e):
         v = e.value
         if v is None:
             return NONE
@@ -824,66 +809,50 @@ class Checker:
             return INT
         return TEXT
 
-    def e_Name(self, e, scope):
-        n = e.id
-        t = scope.lookup(n)
-        if t is not None:
-            self.calls[e] = ("local", n)
-            return t
-        if n in self.params:
-            return self.expr(self.params[n].value, _Scope())
-        if n in self.zones:
-            z = self.zones[n]
-            if z.per_player:
-                self.err(e, f"zone `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
-                return ANY
-            return ("zone", z.kind)
-        if n in self.counters:
-            c = self.counters[n]
-            if c.per_player:
-                self.err(e, f"counter `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
-                return ANY
-            return KEYED if c.keyed else INT
-        if n in self.grids:
-            g = self.grids[n]
-            if g.per_player:
-                self.err(e, f"grid `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
-                return ANY
-            return ("grid", n)
-        if n in self.tracks:
-            return ("track", n)
-        if n in self.markers:
-            return ("marker", n)
-        if n in self.pieces:
+    def e_Name(self, e):
+        b = self.binding(e)
+        kind, n = b.kind, e.id
+        if kind == "local":
+            return self.var_types.get(b.decl, ANY)
+        if kind == "param":
+            return self.expr(b.decl.value)
+        if kind in ("zone", "counter", "grid") and b.decl.per_player:
+            self.err(e, f"{kind} `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
+            return ANY
+        if kind == "zone":
+            return ("zone", b.decl.kind)
+        if kind == "counter":
+            return KEYED if b.decl.keyed else INT
+        if kind in ("grid", "track", "marker", "kind"):
+            return (kind, n)
+        if kind == "piece":
             return PIECE
-        if n in self.kinds:
-            return ("kind", n)
-        if n in CONSTANTS:
-            return CONSTANTS[n]
-        if n in self.enum_values:
+        if kind in CONSTANTS:
+            return CONSTANTS[kind]
+        if kind == "enum":
             return SYM
-        if n in self.actions:
+        if kind in ("action", "routine"):
             self.used_actions.add(n)
             return ACTION
-        if n in self.funcs:
+        if kind == "def":
             self.err(e, f"`{n}` is a definition; call it as `{n}(...)`")
             return ANY
-        candidates = scope.names() | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
+        candidates = set(b.decl) | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
         self.err(e, f"unknown name `{n}`", suggest(n, candidates))
         return ANY
 
-    def e_ListLit(self, e, scope):
+    def e_ListLit(self, e):
         elem = None
         for item in e.items:
-            t = self.expr(item, scope)
+            t = self.expr(item)
             if elem is None or elem == ANY:
                 elem = t
             elif not _compatible(t, elem):
                 self.err(item, f"list elements must have one type: {show(elem)} and {show(t)}")
         return T_list(elem or ANY)
 
-    def e_Attr(self, e, scope):
-        ot = self.expr(e.obj, scope)
+    def e_Attr(self, e):
+        ot = self.expr(e.obj)
         n = e.name
         if ot == ANY:
             return ANY
@@ -930,9 +899,9 @@ class Checker:
         self.err(e, f"{owner} have no field `{n}`", suggest(n, [f.name for f in fields]))
         return ANY
 
-    def e_Index(self, e, scope):
-        ot = self.expr(e.obj, scope)
-        it = self.expr(e.index, scope)
+    def e_Index(self, e):
+        ot = self.expr(e.obj)
+        it = self.expr(e.index)
         if ot == KEYED:
             if it not in (INT, SYM, TEXT, ANY, PLAYER, PIECE):
                 self.err(e.index, f"a counter key must be a number, text or enum value, got {show(it)}")
@@ -945,26 +914,26 @@ class Checker:
             self.err(e, f"{show(ot)} cannot be indexed")
         return ANY
 
-    def e_Call(self, e, scope):
+    def e_Call(self, e):
         if not isinstance(e.func, A.Name):
             self.err(e, "only built-ins and definitions can be called in an expression",
                      "actions are performed with `do`")
             return ANY
         n = e.func.id
-        if scope.lookup(n) is not None:
+        callee = self.binding(e)
+        if callee.kind == "local":
             self.err(e, f"`{n}` is a variable, not a function")
             return ANY
-        if n in self.funcs:
-            fn = self.funcs[n]
-            self.calls[e] = ("func", n)
-            self.check_args(e, fn.params, scope)
+        if callee.kind == "def":
+            fn = callee.decl
+            self.check_args(e, fn.params)
             arg_types = [self.types.get(a, ANY) for a in e.args]
             arg_types += [ANY] * (len(fn.params) - len(arg_types))
             return self.type_func(fn, arg_types, e)
-        if n in self.actions:
+        if callee.kind in ("action", "routine"):
             self.err(e, f"`{n}` is an action", f"perform it with `do {n}(...)`")
             return ANY
-        if n not in BUILTINS:
+        if callee.kind != "builtin":
             self.err(e.func, f"unknown function `{n}`", suggest(n, list(BUILTINS) + list(self.funcs)))
             return ANY
         lo, hi, _ = BUILTINS[n]
@@ -972,8 +941,7 @@ class Checker:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.err(e, f"`{n}` takes {want} arguments, got {len(e.args)}")
             return ANY
-        self.calls[e] = ("builtin", n)
-        return getattr(self, "b_" + n)(e, scope)
+        return getattr(self, "b_" + n)(e)
 
     def type_func(self, fn, arg_types, site):
         """Type a definition's body with the argument types of its first call (monomorphic)."""
@@ -995,244 +963,247 @@ class Checker:
             return self.types[fn]
         self.func_params[fn.name] = arg_types
         self._typing.add(fn.name)
-        scope = _Scope()
         for prm, t in zip(fn.params, arg_types):
-            scope.vars[prm.name] = t if prm.default is None else self.expr(prm.default, scope)
-        self.types[fn] = self.expr(fn.body, scope)
+            self.bind(prm, prm.name, t if prm.default is None else self.expr(prm.default))
+        self.types[fn] = self.expr(fn.body)
         self._typing.discard(fn.name)
         return self.types[fn]
 
-    def lambda_arg(self, coll_node, body, scope):
-        elem = self.elem_type(coll_node, scope)
-        inner = _Scope(scope)
-        inner.vars["it"] = elem
-        return self.expr(body, inner)
+    def names_a(self, node, category) -> bool:
+        """True if `node` is a Name the resolver bound to a declaration of `category`."""
+        return isinstance(node, A.Name) and self.binding(node).kind == category
+
+    def lambda_arg(self, e):
+        """Type an aggregate's second argument, evaluated with `it` bound to each element."""
+        self.bind(e, "it", self.elem_type(e.args[0]))
+        return self.expr(e.args[1])
 
     # built-in typing, one method each
-    def b_count(self, e, scope):
-        self.elem_type(e.args[0], scope)
+    def b_count(self, e):
+        self.elem_type(e.args[0])
         return INT
 
-    def b_sum(self, e, scope):
-        t = self.lambda_arg(e.args[0], e.args[1], scope)
+    def b_sum(self, e):
+        t = self.lambda_arg(e)
         if not _compatible(t, INT):
             self.err(e.args[1], f"`sum` adds numbers, got {show(t)}")
         return INT
 
-    def b_min(self, e, scope):
-        first = self.expr(e.args[0], scope)
-        if first in (INT,):
-            self.expect(e.args[1], scope, (INT,), "a number")
+    def b_min(self, e):
+        first = self.expr(e.args[0])
+        self.res.numbers_form(e, first == INT)
+        if first == INT:
+            self.expect(e.args[1], (INT,), "a number")
             return INT
-        t = self.lambda_arg(e.args[0], e.args[1], scope)
+        t = self.lambda_arg(e)
         if not _compatible(t, INT):
             self.err(e.args[1], f"`{_callee(e)}` compares numbers, got {show(t)}")
         return INT
 
     b_max = b_min
 
-    def b_any(self, e, scope):
-        self.elem_type(e.args[0], scope)
+    def b_any(self, e):
+        self.elem_type(e.args[0])
         return BOOL
 
-    def b_all(self, e, scope):
-        t = self.lambda_arg(e.args[0], e.args[1], scope)
+    def b_all(self, e):
+        t = self.lambda_arg(e)
         if not _compatible(t, BOOL):
             self.err(e.args[1], f"`all` needs a condition, got {show(t)}")
         return BOOL
 
-    def b_count_distinct(self, e, scope):
-        self.lambda_arg(e.args[0], e.args[1], scope)
+    def b_count_distinct(self, e):
+        self.lambda_arg(e)
         return INT
 
-    def b_abs(self, e, scope):
-        self.expect(e.args[0], scope, (INT,), "a number")
+    def b_abs(self, e):
+        self.expect(e.args[0], (INT,), "a number")
         return INT
 
-    def b_top(self, e, scope):
-        t = self.expect_zone(e.args[0], scope)
+    def b_top(self, e):
+        t = self.expect_zone(e.args[0])
         return ("card", t[1]) if t[0] == "zone" else ANY
 
     b_bottom = b_top
 
-    def b_first(self, e, scope):
-        return self.elem_type(e.args[0], scope)
+    def b_first(self, e):
+        return self.elem_type(e.args[0])
 
     b_last = b_random = b_first
 
-    def b_defs(self, e, scope):
+    def b_defs(self, e):
         a = e.args[0]
-        if not (isinstance(a, A.Name) and a.id in self.kinds):
+        if not self.names_a(a, "kind"):
             self.err(a, "`defs` takes a card kind", suggest(getattr(a, "id", ""), self.kinds))
             return ANY
         self.types[a] = ("kind", a.id)
         return T_list(("def", a.id))
 
-    def b_holder(self, e, scope):
+    def b_holder(self, e):
         a = e.args[0]
-        if not (isinstance(a, A.Name) and a.id in self.markers):
+        if not self.names_a(a, "marker"):
             self.err(a, "`holder` takes a marker", suggest(getattr(a, "id", ""), self.markers))
         else:
             self.types[a] = ("marker", a.id)
             self.holder_uses.append((e, a.id))
         return PLAYER
 
-    def b_next_player(self, e, scope):
-        self.expect(e.args[0], scope, (PLAYER,), "a player")
+    def b_next_player(self, e):
+        self.expect(e.args[0], (PLAYER,), "a player")
         return PLAYER
 
-    def b_turn_order(self, e, scope):
-        self.expect(e.args[0], scope, (PLAYER,), "a player")
+    def b_turn_order(self, e):
+        self.expect(e.args[0], (PLAYER,), "a player")
         return T_list(PLAYER)
 
-    def b_seat(self, e, scope):
-        self.expect(e.args[0], scope, (PLAYER,), "a player")
+    def b_seat(self, e):
+        self.expect(e.args[0], (PLAYER,), "a player")
         return INT
 
-    def b_player(self, e, scope):
-        self.expect(e.args[0], scope, (INT,), "a seat number")
+    def b_player(self, e):
+        self.expect(e.args[0], (INT,), "a seat number")
         return PLAYER
 
-    def _track_arg(self, e, scope):
+    def _track_arg(self, e):
         a = e.args[0]
-        if not (isinstance(a, A.Name) and a.id in self.tracks):
+        if not self.names_a(a, "track"):
             self.err(a, "expected a track", suggest(getattr(a, "id", ""), self.tracks))
             return None
         self.types[a] = ("track", a.id)
-        self.expect(e.args[1], scope, (PLAYER, PIECE), "a player or a piece")
+        self.expect(e.args[1], (PLAYER, PIECE), "a player or a piece")
         self.piece_on(e.args[1], a.id)
         return a.id
 
-    def b_space(self, e, scope):
-        name = self._track_arg(e, scope)
+    def b_space(self, e):
+        name = self._track_arg(e)
         return ("space", name) if name else ANY
 
-    def b_position(self, e, scope):
-        self._track_arg(e, scope)
+    def b_position(self, e):
+        self._track_arg(e)
         return INT
 
     b_free_spaces = b_position
 
-    def _grid_arg(self, e, scope):
-        t = self.expr(e.args[0], scope)
+    def _grid_arg(self, e):
+        t = self.expr(e.args[0])
         if t[0] != "grid":
             if t != ANY:
                 self.err(e.args[0], f"expected a grid, got {show(t)}")
             return None
         return t[1]
 
-    def b_frontier(self, e, scope):
-        g = self._grid_arg(e, scope)
+    def b_frontier(self, e):
+        g = self._grid_arg(e)
         return T_list(("cell", g)) if g else ANY
 
     b_empty_cells = b_frontier
 
-    def b_cell(self, e, scope):
-        g = self._grid_arg(e, scope)
-        self.expect(e.args[1], scope, (INT,), "a column")
-        self.expect(e.args[2], scope, (INT,), "a row")
+    def b_cell(self, e):
+        g = self._grid_arg(e)
+        self.expect(e.args[1], (INT,), "a column")
+        self.expect(e.args[2], (INT,), "a row")
         return ("cell", g) if g else ANY
 
-    def b_neighbors(self, e, scope):
-        g = self._grid_arg(e, scope)
-        self.expect(e.args[1], scope, (("cell", g) if g else ANY,), "a cell")
+    def b_neighbors(self, e):
+        g = self._grid_arg(e)
+        self.expect(e.args[1], (("cell", g) if g else ANY,), "a cell")
         return T_list(("cell", g)) if g else ANY
 
-    def b_card_at(self, e, scope):
-        g = self._grid_arg(e, scope)
-        self.expect(e.args[1], scope, (("cell", g) if g else ANY,), "a cell")
+    def b_card_at(self, e):
+        g = self._grid_arg(e)
+        self.expect(e.args[1], (("cell", g) if g else ANY,), "a cell")
         return ("card", self.grids[g].kind) if g else ANY
 
-    def b_names(self, e, scope):
-        elem = self.elem_type(e.args[0], scope)
+    def b_names(self, e):
+        elem = self.elem_type(e.args[0])
         if elem[0] not in ("card", "def", "any"):
             self.err(e.args[0], f"`names` takes cards, not {show(elem)}")
         return T_list(TEXT)
 
-    def b_field(self, e, scope):
-        t = self.expr(e.args[0], scope)
+    def b_field(self, e):
+        t = self.expr(e.args[0])
         if t[0] not in ("card", "def", "any"):
             self.err(e.args[0], f"`field` reads a card, not {show(t)}")
-        self.expect(e.args[1], scope, (SYM, TEXT), "a field name")
+        self.expect(e.args[1], (SYM, TEXT), "a field name")
         return INT
 
-    def b_index_of(self, e, scope):
-        elem = self.elem_type(e.args[0], scope)
-        t = self.expr(e.args[1], scope)
+    def b_index_of(self, e):
+        elem = self.elem_type(e.args[0])
+        t = self.expr(e.args[1])
         if not (_compatible(t, elem) or t == NONE):
             self.err(e.args[1], f"looking for {show(t)} among {show(elem)}")
         return INT
 
-    def b_slice(self, e, scope):
-        elem = self.elem_type(e.args[0], scope)
-        self.expect(e.args[1], scope, (INT,), "a start position")
-        self.expect(e.args[2], scope, (INT,), "an end position")
+    def b_slice(self, e):
+        elem = self.elem_type(e.args[0])
+        self.expect(e.args[1], (INT,), "a start position")
+        self.expect(e.args[2], (INT,), "an end position")
         return T_list(elem)
 
-    def b_min_by(self, e, scope):
-        t = self.lambda_arg(e.args[0], e.args[1], scope)
+    def b_min_by(self, e):
+        t = self.lambda_arg(e)
         if not _compatible(t, INT):
             self.err(e.args[1], f"`{_callee(e)}` compares numbers, got {show(t)}")
-        return self.elem_type(e.args[0], scope)
+        return self.elem_type(e.args[0])
 
     b_max_by = b_min_by
 
-    def b_sort_by(self, e, scope):
-        elem = self.b_min_by(e, scope)
+    def b_sort_by(self, e):
+        elem = self.b_min_by(e)
         return T_list(elem)
 
-    def b_filled_cells(self, e, scope):
-        return self.b_frontier(e, scope)
+    def b_filled_cells(self, e):
+        return self.b_frontier(e)
 
-    def b_has_block(self, e, scope):
-        self._grid_arg(e, scope)
-        self.expect(e.args[1], scope, (INT,), "a number of columns")
-        self.expect(e.args[2], scope, (INT,), "a number of rows")
+    def b_has_block(self, e):
+        self._grid_arg(e)
+        self.expect(e.args[1], (INT,), "a number of columns")
+        self.expect(e.args[2], (INT,), "a number of rows")
         return BOOL
 
-    def b_fits(self, e, scope):
-        g = self._grid_arg(e, scope)
+    def b_fits(self, e):
+        g = self._grid_arg(e)
         if g and not self.grids[g].edges:
             self.err(e.args[0], f"`fits` needs the grid's `edges` line: grid {g} has none")
-        card = self.expr(e.args[1], scope)
+        card = self.expr(e.args[1])
         if card[0] not in ("card", "any"):
             self.err(e.args[1], f"`fits` places a card, not {show(card)}")
         for a in e.args[2:]:
-            self.expect(a, scope, (("cell", g) if g else ANY,), "a cell")
+            self.expect(a, (("cell", g) if g else ANY,), "a cell")
         return BOOL
 
-    def b_cell_of(self, e, scope):
-        g = self._grid_arg(e, scope)
-        t = self.expr(e.args[1], scope)
+    def b_cell_of(self, e):
+        g = self._grid_arg(e)
+        t = self.expr(e.args[1])
         if t[0] not in ("card", "any", "none"):
             self.err(e.args[1], f"`cell_of` finds a card, not {show(t)}")
         return ("cell", g) if g else ANY
 
-    def b_space_at(self, e, scope):
+    def b_space_at(self, e):
         a = e.args[0]
-        if not (isinstance(a, A.Name) and a.id in self.tracks):
+        if not self.names_a(a, "track"):
             self.err(a, "expected a track", suggest(getattr(a, "id", ""), self.tracks))
-            self.expr(e.args[1], scope)
+            self.expr(e.args[1])
             return ANY
         self.types[a] = ("track", a.id)
-        self.expect(e.args[1], scope, (INT,), "a space index")
+        self.expect(e.args[1], (INT,), "a space index")
         return ("space", a.id)
 
-    def e_Unary(self, e, scope):
+    def e_Unary(self, e):
         if e.op == "-":
-            self.expect(e.operand, scope, (INT,), "a negated value")
+            self.expect(e.operand, (INT,), "a negated value")
             return INT
-        self.expect(e.operand, scope, (BOOL,), "`not`'s operand")
+        self.expect(e.operand, (BOOL,), "`not`'s operand")
         return BOOL
 
-    def e_Binary(self, e, scope):
+    def e_Binary(self, e):
         op = e.op
         if op in ("and", "or"):
-            self.expect(e.left, scope, (BOOL,), f"`{op}`'s left side")
-            self.expect(e.right, scope, (BOOL,), f"`{op}`'s right side")
+            self.expect(e.left, (BOOL,), f"`{op}`'s left side")
+            self.expect(e.right, (BOOL,), f"`{op}`'s right side")
             return BOOL
-        lt = self.expr(e.left, scope)
-        rt = self.expr(e.right, scope)
+        lt = self.expr(e.left)
+        rt = self.expr(e.right)
         if op == "in":
             elem = self.elem_of(rt, e.right)
             if not _compatible(lt, elem):
@@ -1257,22 +1228,21 @@ class Checker:
                 self.err(side, f"`{op}` works on numbers, got {show(t)}")
         return INT
 
-    def e_Range(self, e, scope):
-        self.expect(e.lo, scope, (INT,), "a range start")
-        self.expect(e.hi, scope, (INT,), "a range end")
+    def e_Range(self, e):
+        self.expect(e.lo, (INT,), "a range start")
+        self.expect(e.hi, (INT,), "a range end")
         return T_list(INT)
 
-    def e_Filter(self, e, scope):
-        elem = self.elem_type(e.coll, scope)
-        inner = _Scope(scope)
-        inner.vars["it"] = elem
-        self.expect(e.cond, inner, (BOOL,), "a `where` condition")
+    def e_Filter(self, e):
+        elem = self.elem_type(e.coll)
+        self.bind(e, "it", elem)
+        self.expect(e.cond, (BOOL,), "a `where` condition")
         return T_list(elem)
 
-    def e_Cond(self, e, scope):
-        self.expect(e.test, scope, (BOOL,), "a condition")
-        a = self.expr(e.then, scope)
-        b = self.expr(e.other, scope)
+    def e_Cond(self, e):
+        self.expect(e.test, (BOOL,), "a condition")
+        a = self.expr(e.then)
+        b = self.expr(e.other)
         if a == NONE:
             return b
         if b == NONE or a == ANY:
@@ -1322,17 +1292,18 @@ def check_expression(model: Model, expr, path: str = "<expression>", source: str
     """Type a stand-alone expression (a scenario expectation) against a checked model.
 
     Errors are reported against `path` and `source`, the text the expression came from.
-    Returns (type, types, calls): the side tables extended with the expression's nodes.
+    Returns (type, types, bindings): the side tables extended with the expression's nodes.
     """
     c = Checker(model.program)
     c.collect()
     c.check_bodies()
     c.errors = []
     c.p = A.Program(path, source if source is not None else "", ())
-    t = c.expr(expr, _Scope())
+    c.res.expression(expr)
+    t = c.expr(expr)
     if c.errors:
         raise CheckError(c.errors)
-    return t, c.types, c.calls
+    return t, c.types, c.res.bindings
 
 
 def check(program: A.Program) -> Model:

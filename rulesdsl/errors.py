@@ -6,9 +6,18 @@ import difflib
 import attrs
 
 
+SEVERITIES = ("error", "warning")
+
+
 @attrs.frozen(order=True)
 class Diagnostic:
-    """One error: where it is, what is wrong, and a hint when one is obvious."""
+    """One problem: where it starts and ends, what is wrong, a hint when one is obvious, and
+    whether it is an error (the step fails) or a warning.
+
+    Lines and columns are 1-based; the end is the column just after the last character, as in
+    `ast.Span`; 0 means unknown (then only the start is marked). Two diagnostics that differ only
+    in their end are the same problem: the end takes no part in equality and ordering.
+    """
 
     path: str
     line: int
@@ -16,35 +25,51 @@ class Diagnostic:
     message: str
     hint: str | None = None
     source_line: str | None = attrs.field(default=None, eq=False, order=False)
+    end_line: int = attrs.field(default=0, eq=False, order=False)
+    end_col: int = attrs.field(default=0, eq=False, order=False)
+    severity: str = attrs.field(default="error", validator=attrs.validators.in_(SEVERITIES))
 
     def render(self) -> str:
-        """`file:line:col: message`, then the source line, a caret and the hint."""
+        """`file:line:col: message` (`warning: message` for a warning), then the source line with
+        the span underlined (a single caret when it goes on to another line), and the hint."""
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
-        out = [f"{where}: {self.message}"]
+        label = "warning: " if self.severity == "warning" else ""
+        out = [f"{where}: {label}{self.message}"]
         if self.source_line is not None:
-            text, caret = _window(self.source_line.rstrip("\n"), max(self.col - 1, 0))
+            line = self.source_line.rstrip("\n")
+            start = max(self.col - 1, 0)
+            text, caret, room = _window(line, start)
+            width = max(1, min(self.width(len(line)), room))
             out.append("    " + text)
-            out.append("    " + " " * caret + "^")
+            out.append("    " + " " * caret + "^" * width)
         if self.hint:
             out.append(f"    hint: {self.hint}")
         return "\n".join(out)
+
+    def width(self, line_length: int) -> int:
+        """How many columns to underline: the span if it ends on its own line, else 1."""
+        if self.end_line != self.line or self.end_col <= self.col:
+            return 1
+        return max(1, min(self.end_col, line_length + 1) - self.col)
 
 
 SHOWN = 240  # the longest source line shown whole; a longer one is cut around the column
 
 
-def _window(line: str, at: int) -> tuple[str, int]:
-    """A long source line cut to the part around column `at`, and the caret's place in it."""
+def _window(line: str, pos: int) -> tuple[str, int, int]:
+    """A long source line cut to the part around offset `pos`, the caret's place in it, and how
+    many characters of the line it shows from `pos` on (the most an underline may cover)."""
     if len(line) <= SHOWN:
-        return line, at
-    start = max(0, min(at - SHOWN // 2, len(line) - SHOWN))
+        return line, pos, len(line) - pos
+    start = max(0, min(pos - SHOWN // 2, len(line) - SHOWN))
     text = line[start:start + SHOWN]
-    caret = at - start
+    caret = pos - start
+    room = start + len(text) - pos
     if start > 0:
         text, caret = "..." + text, caret + 3
     if start + SHOWN < len(line):
         text += "..."
-    return text, caret
+    return text, caret, room
 
 
 class LanguageError(Exception):
@@ -95,11 +120,18 @@ def suggest(name: str, candidates) -> str | None:
     return f"did you mean `{close[0]}`?" if close else None
 
 
-def make(path: str, source: str | None, line: int, col: int, message: str, hint=None):
+def make(path: str, source: str | None, line: int, col: int, message: str, hint=None, *,
+         end_line: int = 0, end_col: int = 0, severity: str = "error"):
     """A diagnostic with its source line filled in."""
     src_line = None
     if source is not None:
         lines = source.splitlines()
         if 1 <= line <= len(lines):
             src_line = lines[line - 1]
-    return Diagnostic(path, line, col, message, hint, src_line)
+    return Diagnostic(path, line, col, message, hint, src_line, end_line, end_col, severity)
+
+
+def at(path: str, source: str | None, span, message: str, hint=None, *, severity: str = "error"):
+    """A diagnostic covering a node's span (an `ast.Span`: start, end), its source line filled in."""
+    return make(path, source, span.line, span.col, message, hint,
+                end_line=span.end_line, end_col=span.end_col, severity=severity)

@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 from . import ast as A
-from .errors import CheckError, make, suggest
+from .errors import CheckError, at, suggest
 from .files import RULES_MAX_BYTES, FileRefused, Project, check_name, named_path, read_bytes
 from .parser import decode_rules, parse, parse_file
 
@@ -66,7 +66,7 @@ class _Merger:
 
     def err(self, span, message, hint=None):
         path = span.path or self.p.path
-        self.errors.append(make(path, self.p.source_of(path), span.line, span.col, message, hint))
+        self.errors.append(at(path, self.p.source_of(path), span, message, hint))
 
 
 def load_ruleset(path: str | Path, project: Project | None = None, _stack=(), _text=None) -> A.Program:
@@ -276,8 +276,8 @@ def _amend(m, items, item, find, phase_index, names_of, changes):
             if am.step not in names:
                 m.err(am.span, f"no phase `{am.step}` to put `{new.name}` {am.op}", suggest(am.step, names))
                 continue
-            at = names.index(am.step) + (1 if am.op == "after" else 0)
-            phases.insert(at, new)
+            index = names.index(am.step) + (1 if am.op == "after" else 0)
+            phases.insert(index, new)
             changes.append(Change("amend", "round", None, am.span, f"adds phase `{new.name}` {am.op} `{am.step}`"))
         items[r] = attrs.evolve(items[r], phases=tuple(phases))
 

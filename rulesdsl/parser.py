@@ -10,7 +10,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import ast as A
 from . import limits
-from .errors import ParseError, make
+from .errors import ParseError, at, make
 from .files import RULES_MAX_BYTES, FileRefused, NotUtf8, decode, named_path, read_bytes
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -725,8 +725,8 @@ def _too_many_brackets(source: str):
         if ch in "{([":
             depth += 1
             if depth > 2 * MAX_NESTING:
-                at = m.start()
-                return source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+                pos = m.start()
+                return source.count("\n", 0, pos) + 1, pos - source.rfind("\n", 0, pos)
         elif ch in "})]":
             depth = max(depth - 1, 0)
     return None
@@ -752,14 +752,16 @@ def _parse(source: str, path: str, start: str):
                                    f"a trigger cannot be {'replaced' if before.type == 'REPLACE' else 'amended'}: "
                                    "layers can only add triggers",
                                    f"drop `{before}`: the trigger then runs after the lower layers' triggers "
-                                   "for the same event")]) from None
+                                   "for the same event", end_line=before.end_line, end_col=before.end_column)]) from None
         if at_end or (tok.type in _ITEM_STARTS and "`}`" in (hint or "")):
             message += _unclosed(source, len(source) if at_end else tok.start_pos)
-        raise ParseError([make(path, source, line, col, message, hint)]) from None
+        ends = {} if at_end else {"end_line": getattr(tok, "end_line", 0) or 0,
+                                  "end_col": getattr(tok, "end_column", 0) or 0}
+        raise ParseError([make(path, source, line, col, message, hint, **ends)]) from None
     except UnexpectedCharacters as exc:
         ch = source[exc.pos_in_stream] if exc.pos_in_stream < len(source) else "?"
         raise ParseError([make(path, source, exc.line, exc.column, f"unexpected character `{ch}`",
-                               _expected(exc) or None)]) from None
+                               _expected(exc) or None, end_line=exc.line, end_col=exc.column + 1)]) from None
     except UnexpectedEOF as exc:
         line, col = _end(source)
         raise ParseError([make(path, source, line, col, "unexpected end of file" + _unclosed(source, len(source)),
@@ -774,7 +776,7 @@ def _parse(source: str, path: str, start: str):
         inner = exc.orig_exc
         if isinstance(inner, _GrammarMisuse):
             span = getattr(inner.node, "span", A.Span(1, 1))
-            raise ParseError([make(path, source, span.line, span.col, inner.message)]) from None
+            raise ParseError([at(path, source, span, inner.message)]) from None
         raise
     return result
 

@@ -227,7 +227,7 @@ def test_scenario_expectation_error_inside_the_string(engine):
         f"{SCENARIOS}/expect_typo.toml:6:42: in `player(1).fragmnts == 0`: players have no zone, counter or "
         "grid `fragmnts`",
         '    expect = ["count(player(1).line) == 0", "player(1).fragmnts == 0"]',
-        "                                             ^",
+        "                                             ^^^^^^^^^^^^^^^^^^",  # the whole `player(1).fragmnts`
         "    hint: did you mean `fragments`?")
 
 

@@ -1,0 +1,560 @@
+"""Name resolution: what every identifier of a program stands for, decided in one place.
+
+One pass over the effective program records, for every `Name` node and every call, a `Binding`:
+a local variable (and which one), a declaration, an enum value, a constant, a built-in function, or
+nothing known. The checker types names and the compiler compiles them by reading that record
+(`Model.bindings`), so the two cannot disagree about which declaration or variable a name means.
+
+The scoping rules, in the order a name is looked up:
+
+1. **Locals.** Parameters of an action, routine or `def`; the variable of a phase (`each p`,
+   `turns p`), of a trigger, of the victory block and its scores; `let`, `draw`, `for`, `choose x
+   in`, `pick`, `advance ... jumping x` / `passing x`; and `it` inside a `where` condition, the
+   second argument of an aggregate (`sum`, `all`, `min_by`, ...) and the limit of `actions`. The
+   innermost binding wins. A block (`if`, a loop, an option) opens a scope; `step` does not. A
+   `let` of a name already bound in an enclosing scope of the same body assigns that variable; any
+   other `let` (and every `draw`) binds a new one in the current scope. The value of a `let` is
+   resolved before its name is bound, so `let gold = gold + 1` reads what `gold` meant before.
+   A `def` body sees only its own parameters; a parameter's default sees the parameters before it
+   (for a `def`) or none (for an action or routine). A phase's `from` expression is evaluated
+   before anyone plays the phase, so it does not see the phase's variable.
+2. **Declarations** other than actions, routines and definitions: parameters, card kinds, zones,
+   counters, grids, tracks, markers, pieces (one namespace, the first declaration of a name wins).
+3. **Constants**: `players`, `player_count`.
+4. **Enum values** of any field.
+5. **Actions and routines** (their name as a value), then **definitions** (an error unless
+   called).
+
+Some places name a declaration of one category, whatever else the name might mean: the callee of
+a `do` or `perform` (an action or routine, never a local), the first argument of `defs` (a kind),
+`holder` (a marker), `space`, `position`, `free_spaces` and `space_at` (a track), the default of
+an `action` field and the value given to one in a data block (an action), and the default of an
+`enum` field (a value of that enum). A called name is looked up among locals (an error), then
+definitions, actions (an error: they are performed with `do`) and built-in functions.
+
+`min` and `max` have two forms: of two numbers, or of an expression over a collection (binding
+`it` in the second argument). Which one a call is depends on the type of its first argument,
+which only the checker knows: the resolver records the collection form and keeps the scope of
+each such call, and the checker calls `Resolver.numbers_form` when the first argument turns out to
+be a number, which resolves the second argument again without `it`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import ast as A
+
+# Built-in functions: name -> (min args, max args, description). Arguments written with `it`
+# (the second argument of the aggregates) are evaluated once per element of the first argument.
+BUILTINS = {
+    "count": (1, 1, "number of elements"),
+    "sum": (2, 2, "sum of an expression over a collection"),
+    "min": (2, 2, "smaller of two numbers, or smallest expression over a collection"),
+    "max": (2, 2, "larger of two numbers, or largest expression over a collection"),
+    "any": (1, 1, "true if the collection is not empty"),
+    "all": (2, 2, "true if the condition holds for every element"),
+    "count_distinct": (2, 2, "number of distinct values of an expression over a collection"),
+    "abs": (1, 1, "absolute value"),
+    "top": (1, 1, "the top card of a zone, or none"),
+    "bottom": (1, 1, "the bottom card of a zone, or none"),
+    "first": (1, 1, "the first element, or none"),
+    "last": (1, 1, "the last element, or none"),
+    "defs": (1, 1, "the card definitions of a kind, in database order"),
+    "random": (1, 1, "a chance step: one element chosen by the game's RNG"),
+    "holder": (1, 1, "the player holding a marker, or none"),
+    "next_player": (1, 1, "the next player in seat order"),
+    "turn_order": (1, 1, "all players in seat order starting from one"),
+    "seat": (1, 1, "a player's seat number, from 1"),
+    "player": (1, 1, "the player at a seat number, from 1"),
+    "space": (2, 2, "the space of a track where a player's piece stands"),
+    "position": (2, 2, "the index of the space where a player's piece stands"),
+    "free_spaces": (2, 2, "spaces of a track not occupied by another piece"),
+    "frontier": (1, 1, "empty cells orthogonally next to a filled cell"),
+    "empty_cells": (1, 1, "the empty cells of a grid"),
+    "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
+    "neighbors": (2, 2, "cells orthogonally next to a cell"),
+    "card_at": (2, 2, "the card on a cell, or none"),
+    "names": (1, 1, "the names of the cards of a collection, in order"),
+    "field": (2, 2, "the int field of a card named by a text or enum value"),
+    "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
+    "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
+    "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
+    "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
+    "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
+    "filled_cells": (1, 1, "the cells of a grid that hold a card"),
+    "has_block": (3, 3, "true if some block of columns x rows cells of a grid is entirely filled"),
+    "fits": (4, 4, "true if a card placed on a cell (covering what is there) keeps every card of the "
+                   "grid linked by its edges to an anchor cell"),
+    "space_at": (2, 2, "the space of a track at an index"),
+    "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
+}
+LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by", "sort_by"}
+# Built-ins whose first argument names a declaration of one category, never a local.
+DECLARATION_ARGS = {"defs": "kind", "holder": "marker", "space": "track", "position": "track",
+                    "free_spaces": "track", "space_at": "track"}
+CONSTANT_NAMES = ("players", "player_count")
+
+_CATEGORY = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
+             A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
+             A.FuncDecl: "def", A.ActionDecl: "action"}
+_CALLED_ONLY = ("action", "routine", "def")  # declarations found after constants and enum values
+
+
+@attrs.frozen(eq=False)
+class Var:
+    """One local variable: its name, how it is introduced and the node that introduces it.
+
+    `how` is one of parameter, phase, trigger, victory, score, let, draw, for, choose, pick, jump,
+    pass, it. Variables compare by identity: two `let`s of one name in different bodies are two
+    variables; a `let` that assigns an enclosing variable has no variable of its own.
+    """
+
+    name: str
+    how: str
+    site: Any = attrs.field(repr=False)
+
+
+@attrs.frozen
+class Binding:
+    """What one identifier stands for.
+
+    `kind` is `local` (then `decl` is the `Var`), a declaration category (`param`, `kind`, `zone`,
+    `counter`, `grid`, `track`, `marker`, `piece`, `action`, `routine`, `def`; `decl` is the
+    declaration node), `players` or `player_count`, `enum` (an enum value), `builtin` (a built-in
+    function), `dynamic` (the callee of a `do` computed by an expression), or `unknown` (then
+    `decl` is the tuple of local names in scope there, for a "did you mean").
+    """
+
+    kind: str
+    name: str
+    decl: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+class _Scope:
+    """Local variables bound at one level of nesting, and the enclosing level."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, parent=None):
+        self.vars: dict[str, Var] = {}
+        self.parent = parent
+
+    def find(self, name):
+        s = self
+        while s is not None:
+            v = s.vars.get(name)
+            if v is not None:
+                return v
+            s = s.parent
+        return None
+
+    def names(self):
+        out, s = set(), self
+        while s is not None:
+            out |= set(s.vars)
+            s = s.parent
+        return out
+
+
+class Resolver:
+    """Resolves a program's names once; `bindings` maps each Name and Call node to its `Binding`."""
+
+    def __init__(self, program: A.Program):
+        self.bindings: dict = {}
+        self.vars: dict = {}     # (site node, name) -> the Var that site binds or assigns
+        self._outer: dict = {}   # min/max call -> the scope around it
+        self._locals: dict = {}  # Var -> its Binding, made once
+        self.decls: dict[str, Binding] = {}
+        for item in program.items:
+            category = _CATEGORY.get(type(item))
+            if category is None:
+                continue
+            if category == "action" and item.routine:
+                category = "routine"
+            self.decls.setdefault(item.name, Binding(category, item.name, item))
+        self.enum_values: set[str] = set()
+        for b in self.decls.values():
+            for fields in _field_lists(b.decl):
+                for f in fields:
+                    if f.type.name == "enum":
+                        self.enum_values.update(f.type.values)
+        self._constants = {n: Binding(n, n) for n in CONSTANT_NAMES}
+        self._enums = {n: Binding("enum", n) for n in sorted(self.enum_values)}
+
+    # ---- public -------------------------------------------------------------------------------
+    def program(self, program: A.Program):
+        """Resolve every declaration and body of `program`."""
+        for item in program.items:
+            handler = getattr(self, "d_" + type(item).__name__, None)
+            if handler is not None:
+                handler(item)
+        return self
+
+    def expression(self, e):
+        """Resolve a stand-alone expression (a scenario expectation): only globals are in scope."""
+        self.expr(e, _Scope())
+        return self
+
+    def var(self, site, name: str) -> Var:
+        """The variable that `site` (a binding statement, a parameter, a filter...) binds as `name`."""
+        return self.vars[(site, name)]
+
+    def numbers_form(self, call, numbers: bool):
+        """Resolve the second argument of `min`/`max` for the form the checker found: without `it`
+        (two numbers) or with it (over a collection)."""
+        scope = self._outer.get(call)
+        if scope is None:
+            return
+        if numbers:
+            self.expr(call.args[1], scope)
+        else:
+            self.expr(call.args[1], self._bind(_Scope(scope), call, "it", "it"))
+
+    # ---- lookups ------------------------------------------------------------------------------
+    def _bind(self, scope, site, name, how):
+        """A new variable `name` in `scope` (the same one if `site` was resolved before)."""
+        v = self.vars.get((site, name))
+        if v is None or v.how != how:
+            v = Var(name, how, site)
+            self.vars[(site, name)] = v
+        scope.vars[name] = v
+        return scope
+
+    def local(self, v: Var) -> Binding:
+        b = self._locals.get(v)
+        if b is None:
+            b = self._locals[v] = Binding("local", v.name, v)
+        return b
+
+    def global_name(self, n: str) -> Binding | None:
+        """What `n` means where no local of that name is visible, or None."""
+        b = self.decls.get(n)
+        if b is not None and b.kind not in _CALLED_ONLY:
+            return b
+        if n in self._constants:
+            return self._constants[n]
+        if n in self._enums:
+            return self._enums[n]
+        return b
+
+    def unknown(self, n: str, scope) -> Binding:
+        return Binding("unknown", n, tuple(sorted(scope.names())) if scope is not None else ())
+
+    def of_category(self, n: str, categories) -> Binding | None:
+        b = self.decls.get(n)
+        return b if b is not None and b.kind in categories else None
+
+    # ---- declarations -------------------------------------------------------------------------
+    def d_ParamDecl(self, d):
+        self.expr(d.value, _Scope())
+        if d.allowed is not None:
+            self.expr(d.allowed, _Scope())
+
+    def fields(self, fields):
+        for f in fields:
+            if f.default is None:
+                continue
+            if isinstance(f.default, A.Name) and f.type.name == "enum":
+                n = f.default.id
+                self.bindings[f.default] = (Binding("enum", n) if n in f.type.values
+                                            else self.unknown(n, None))
+            elif f.type.name == "action":
+                self.action_value(f.default)
+            else:
+                self.expr(f.default, _Scope())
+
+    def action_value(self, e):
+        """Data naming an action: a Name is looked up among actions and routines only."""
+        if isinstance(e, A.Name):
+            self.bindings[e] = self.of_category(e.id, ("action", "routine")) or self.unknown(e.id, None)
+        else:
+            self.expr(e, _Scope())
+
+    def assigns(self, assigns, fields):
+        by_name = {f.name: f for f in fields}
+        for a in assigns:
+            f = by_name.get(a.name)
+            if f is not None and f.type.name == "action":
+                self.action_value(a.value)
+            else:
+                self.expr(a.value, _Scope())
+
+    def d_KindDecl(self, d):
+        self.fields(d.fields)
+
+    def d_ZoneDecl(self, d):
+        if d.limit is not None:
+            self.expr(d.limit, _Scope())
+
+    def d_CounterDecl(self, d):
+        for e in (d.init, d.low, d.high):
+            if e is not None:
+                self.expr(e, _Scope())
+
+    def d_TrackDecl(self, d):
+        self.fields(d.fields)
+        for _, assigns in d.spaces:
+            self.assigns(assigns, d.fields)
+
+    def d_GridDecl(self, d):
+        self.fields(d.cell_fields)
+        self.fields(d.line_fields)
+        for _, assigns in d.cells:
+            self.assigns(assigns, d.cell_fields)
+        for _, assigns in d.columns + d.rows:
+            self.assigns(assigns, d.line_fields)
+
+    def d_FuncDecl(self, d):
+        scope = _Scope()  # a definition sees its parameters, never the caller's names
+        for prm in d.params:
+            if prm.default is not None:
+                self.expr(prm.default, scope)
+            self._bind(scope, prm, prm.name, "parameter")
+        self.expr(d.body, scope)
+
+    def d_ActionDecl(self, d):
+        scope = _Scope()
+        for prm in d.params:
+            if prm.default is not None:
+                self.expr(prm.default, _Scope())
+            self._bind(scope, prm, prm.name, "parameter")
+        if d.requires is not None:
+            self.expr(d.requires, scope)
+        self.block(d.body, scope)
+
+    def d_SetupDecl(self, d):
+        self.block(d.body, _Scope())
+
+    def d_RoundDecl(self, d):
+        for ph in d.phases:
+            if ph.start is not None:
+                self.expr(ph.start, _Scope())
+            scope = _Scope()
+            if ph.var:
+                self._bind(scope, ph, ph.var, "phase")
+            self.block(ph.body, scope)
+
+    def d_TriggerDecl(self, d):
+        scope = _Scope()
+        for n in d.names:
+            self._bind(scope, d, n, "trigger")
+        if d.cond is not None:
+            self.expr(d.cond, scope)
+        self.block(d.body, scope)
+
+    def d_VictoryDecl(self, d):
+        scope = self._bind(_Scope(), d, d.var, "victory")
+        for s in d.scores:
+            self.expr(s.value, scope)
+            self._bind(scope, s, s.name, "score")
+        self.expr(d.win, scope)
+        self.expr(d.rank, scope)
+
+    # ---- statements ---------------------------------------------------------------------------
+    def block(self, stmts, scope):
+        inner = _Scope(scope)
+        for s in stmts:
+            self.stmt(s, inner)
+
+    def stmt(self, s, scope):
+        getattr(self, "s_" + type(s).__name__)(s, scope)
+
+    def s_Step(self, s, scope):
+        for st in s.body:  # a step only names part of a body: its names stay visible after it
+            self.stmt(st, scope)
+
+    def s_Let(self, s, scope):
+        self.expr(s.value, scope)
+        v = scope.find(s.name)
+        if v is not None:
+            self.vars[(s, s.name)] = v
+        else:
+            self._bind(scope, s, s.name, "let")
+        self.bindings[s] = self.local(self.vars[(s, s.name)])
+
+    def s_Set(self, s, scope):
+        self.expr(s.target, scope)
+        self.expr(s.value, scope)
+
+    def s_Move(self, s, scope):
+        self.expr(s.what, scope)
+        self.expr(s.dest, scope)
+
+    def s_Draw(self, s, scope):
+        for e in (s.src, s.refill, s.dest):
+            if e is not None:
+                self.expr(e, scope)
+        self._bind(scope, s, s.name, "draw")
+
+    def s_Shuffle(self, s, scope):
+        self.expr(s.zone, scope)
+
+    def s_Create(self, s, scope):
+        for e in (s.what, s.times, s.dest):
+            if e is not None:
+                self.expr(e, scope)
+
+    def s_If(self, s, scope):
+        for cond, body in s.branches:
+            self.expr(cond, scope)
+            self.block(body, scope)
+        if s.other is not None:
+            self.block(s.other, scope)
+
+    def s_For(self, s, scope):
+        self.expr(s.iter, scope)
+        self.block(s.body, self._bind(_Scope(scope), s, s.var, "for"))
+
+    def s_Repeat(self, s, scope):
+        self.expr(s.count, scope)
+        self.block(s.body, scope)
+
+    def s_While(self, s, scope):
+        self.expr(s.cond, scope)
+        self.block(s.body, scope)
+
+    def s_Break(self, s, scope):
+        pass
+
+    s_Return = s_Break
+
+    def s_ChooseOptions(self, s, scope):
+        if s.by is not None:
+            self.expr(s.by, scope)
+        for opt in s.options:
+            if opt.cond is not None:
+                self.expr(opt.cond, scope)
+            self.block(opt.body, scope)
+
+    def s_ChooseItem(self, s, scope):
+        if s.by is not None:
+            self.expr(s.by, scope)
+        self.expr(s.coll, scope)
+        self.block(s.body, self._bind(_Scope(scope), s, s.var, "choose"))
+
+    def s_Pick(self, s, scope):
+        if s.by is not None:
+            self.expr(s.by, scope)
+        self.expr(s.coll, scope)
+        inner = self._bind(_Scope(scope), s, s.var, "pick")
+        self.expr(s.cost, inner)
+        self.expr(s.budget, scope)
+        self.block(s.body, inner)
+
+    def s_Win(self, s, scope):
+        self.expr(s.player, scope)
+
+    def s_Do(self, s, scope):
+        call = s.call
+        if isinstance(call.func, A.Name):
+            n = call.func.id
+            b = self.of_category(n, ("action", "routine")) or self.unknown(n, scope)
+            self.bindings[call.func] = b
+        else:
+            b = Binding("dynamic", "")
+            self.expr(call.func, scope)
+        self.bindings[call] = b
+        for a in call.args:
+            self.expr(a, scope)
+
+    def s_Actions(self, s, scope):
+        self.expr(s.count, scope)
+        self.expr(s.player, scope)
+        for limit in (s.unless, s.most):
+            if limit is not None:
+                self.expr(limit, self._bind(_Scope(scope), s, "it", "it"))
+
+    def s_Advance(self, s, scope):
+        self.expr(s.piece, scope)
+        self.expr(s.distance, scope)
+        if s.jump_var:
+            self.block(s.jump_body, self._bind(_Scope(scope), s, s.jump_var, "jump"))
+        if s.pass_var:
+            self.block(s.pass_body, self._bind(_Scope(scope), s, s.pass_var, "pass"))
+
+    def s_Put(self, s, scope):
+        self.expr(s.piece, scope)
+        self.expr(s.pos, scope)
+
+    def s_Place(self, s, scope):
+        for e in (s.card, s.grid, s.cell):
+            self.expr(e, scope)
+
+    def s_Give(self, s, scope):
+        self.expr(s.to, scope)
+
+    def s_Log(self, s, scope):
+        for a in s.args:
+            self.expr(a, scope)
+
+    # ---- expressions --------------------------------------------------------------------------
+    def expr(self, e, scope):
+        t = type(e)
+        if t is A.Name:
+            n = e.id
+            v = scope.find(n)
+            if v is not None:
+                self.bindings[e] = self.local(v)
+            else:
+                self.bindings[e] = self.global_name(n) or self.unknown(n, scope)
+        elif t is A.Call:
+            self.call(e, scope)
+        elif t is A.Filter:
+            self.expr(e.coll, scope)
+            self.expr(e.cond, self._bind(_Scope(scope), e, "it", "it"))
+        elif t is A.Lit:
+            pass
+        else:
+            for field in ("obj", "index", "operand", "left", "right", "lo", "hi", "test", "then", "other"):
+                sub = getattr(e, field, None)
+                if sub is not None and not isinstance(sub, str):
+                    self.expr(sub, scope)
+            for sub in getattr(e, "items", ()) or ():
+                self.expr(sub, scope)
+
+    def call(self, e, scope):
+        f = e.func
+        if not isinstance(f, A.Name):
+            self.expr(f, scope)
+            for a in e.args:
+                self.expr(a, scope)
+            return
+        n = f.id
+        v = scope.find(n)
+        if v is not None:
+            b = self.local(v)
+        else:
+            b = (self.of_category(n, ("def", "action", "routine"))
+                 or (Binding("builtin", n) if n in BUILTINS else self.unknown(n, scope)))
+        self.bindings[f] = self.bindings[e] = b
+        args = list(e.args)
+        if b.kind == "builtin" and args:
+            category = DECLARATION_ARGS.get(n)
+            first = args[0]
+            if category is not None and isinstance(first, A.Name) and self.of_category(first.id, (category,)):
+                self.bindings[first] = self.decls[first.id]
+                args = args[1:]
+            elif n in LAMBDA_BUILTINS and len(args) == 2:
+                self.expr(args[0], scope)
+                if n in ("min", "max"):
+                    self._outer[e] = scope
+                self.expr(args[1], self._bind(_Scope(scope), e, "it", "it"))
+                return
+        for a in args:
+            self.expr(a, scope)
+
+
+def _field_lists(decl):
+    """The field lists of a declaration that may declare enum values."""
+    if isinstance(decl, (A.KindDecl, A.TrackDecl)):
+        return [decl.fields]
+    if isinstance(decl, A.GridDecl):
+        return [decl.cell_fields, decl.line_fields]
+    return []
+
+
+def resolve(program: A.Program) -> Resolver:
+    """Resolve every name of a program; see the module docstring for the rules."""
+    return Resolver(program).program(program)
