@@ -8,6 +8,7 @@ move, a static or computed action, an int to keep in range) rather than testing 
 """
 from __future__ import annotations
 
+from . import ir
 from .compiler import Compiler, Proc, RuleError, bounded
 
 
@@ -20,10 +21,20 @@ class ClosureBackend:
 
     def build(self, proc: Proc):
         """Fill in the instructions and spans of `proc` from its records."""
-        self.size = len(proc.ir)
-        for rec in proc.ir:
-            proc.code.append(getattr(self, "b_" + type(rec).__name__)(rec))
-            proc.spans.append(rec.span)
+        records = proc.ir
+        self.size = len(records)
+        # Expressions are compiled in the order the statements wrote them, because the first call
+        # of a `def` decides whether it is compiled in place while the inlining allowance lasts:
+        # a `pick` writes its collection and cost before its budget, so its head is built first.
+        order = list(range(len(records)))
+        for i, rec in enumerate(records):
+            if isinstance(rec, ir.PickInit):
+                order[i], order[i + 1] = i + 1, i
+        code = [None] * len(records)
+        for i in order:
+            code[i] = getattr(self, "b_" + type(records[i]).__name__)(records[i])
+        proc.code.extend(code)
+        proc.spans.extend(rec.span for rec in records)
         return proc
 
     def expr(self, e):
