@@ -1,16 +1,21 @@
 """Checked AST to executable closures, once, before play.
 
-Expressions become `f(rt, env)` closures. Statement bodies become flat lists of instructions
-`ins(rt, frame)`; loops and choices are jumps, so a body can stop at a decision and resume later
-from data alone (procedure name, instruction index and local names).
+Expressions become `f(rt, env)` closures. Statement bodies are lowered to flat lists of instruction
+records (`interpreter/ir.py`), which the closure back end (`interpreter/backend.py`) turns into
+instructions `ins(rt, frame)`; loops and choices are jumps, so a body can stop at a decision and
+resume later from data alone (procedure name, instruction index and local names).
 """
 from __future__ import annotations
 
 import operator
 
+import attrs
+
 from rulesdsl import ast as A
 from rulesdsl.limits import MAX_INLINED_NODES, MAX_INT, MAX_STEP_BUDGET, MIN_INT
 from rulesdsl.checker import ANY, INT, PLAYER, Model
+
+from . import ir
 
 SUSPEND = object()
 
@@ -54,23 +59,19 @@ class RuleError(Exception):
 
 
 class Proc:
-    """A compiled body: instructions, the span of each, and its parameter list."""
+    """A compiled body: its instruction records, the instructions built from them, the span of
+    each, and its parameter list."""
 
-    __slots__ = ("name", "code", "spans", "params", "requires", "kind")
+    __slots__ = ("name", "code", "spans", "params", "requires", "kind", "ir")
 
     def __init__(self, name, kind):
         self.name = name
         self.kind = kind
+        self.ir: list = []
         self.code: list = []
         self.spans: list = []
         self.params: tuple = ()
         self.requires = None
-
-    def emit(self, ins, span) -> int:
-        """Append an instruction; return its index."""
-        self.code.append(ins)
-        self.spans.append(span)
-        return len(self.code) - 1
 
 
 class Compiler:
@@ -98,8 +99,17 @@ class Compiler:
     def t(self, e):
         return self.types.get(e, ANY)
 
-    def compile_all(self):
+    def compile_all(self, backend=None):
+        """Lower every body to instruction records and build its code with `backend` (by default
+        the closure back end)."""
+        if backend is None:
+            from .backend import ClosureBackend  # here, not at the top: the back end imports this module
+            backend = ClosureBackend(self)
         m = self.m
+
+        def compile_body(proc, stmts):
+            self.body(proc, stmts)
+            backend.build(proc)
         # Definitions are compiled when a rule first calls them (see x_Call): one that nothing
         # calls has no argument types to compile against.
         for name, act in m.actions.items():
@@ -107,20 +117,20 @@ class Compiler:
             proc.params = tuple((p.name, self.expr(p.default) if p.default is not None else None)
                                 for p in act.params)
             proc.requires = self.expr(act.requires) if act.requires is not None else None
-            self.body(proc, act.body)
+            compile_body(proc, act.body)
             self.procs["action:" + name] = proc
         if m.setup is not None:
             proc = Proc("setup", "setup")
-            self.body(proc, m.setup.body)
+            compile_body(proc, m.setup.body)
             self.procs["setup"] = proc
         for ph in m.round.phases:
             proc = Proc(ph.name, "phase")
-            self.body(proc, ph.body)
+            compile_body(proc, ph.body)
             self.procs["phase:" + ph.name] = proc
         for i, trig in enumerate(m.triggers):
             proc = Proc(f"on {trig.event} {trig.target}", "trigger")
             proc.params = tuple((n, None) for n in trig.names)
-            self.body(proc, trig.body)
+            compile_body(proc, trig.body)
             key = f"trigger:{i}"
             self.procs[key] = proc
             if trig.event == "reach":
@@ -890,7 +900,19 @@ class Compiler:
         c = self.expr(e.args[1])
         return lambda rt, env: rt.st.grids[g(rt, env)].get(c(rt, env))
 
-    # ---- statements ---------------------------------------------------------------------------
+    # ---- statements: lowering to instruction records (interpreter/ir.py) -----------------------
+    # Each statement appends the records of its instructions to `proc.ir`; the back end turns the
+    # finished list into code. Jumps forward are emitted with a placeholder target and patched
+    # once the target is known.
+    def emit(self, proc: Proc, rec) -> int:
+        """Append a record; return its index."""
+        proc.ir.append(rec)
+        return len(proc.ir) - 1
+
+    @staticmethod
+    def patch(proc: Proc, at: int, **changes):
+        proc.ir[at] = attrs.evolve(proc.ir[at], **changes)
+
     def body(self, proc: Proc, stmts):
         for s in stmts:
             getattr(self, "s_" + type(s).__name__)(proc, s)
@@ -899,416 +921,144 @@ class Compiler:
         self.body(proc, s.body)
 
     def s_Let(self, proc, s):
-        f = self.expr(s.value)
-        name = s.name
-
-        if self.t(s.value) == INT:
-            span = s.span
-
-            def let_number(rt, fr):
-                fr.env[name] = bounded(f(rt, fr.env), span)
-            proc.emit(let_number, s.span)
-            return
-
-        def let(rt, fr):
-            fr.env[name] = f(rt, fr.env)
-        proc.emit(let, s.span)
-
-    def counter_ref(self, target):
-        """(name, closure giving the player or None, closure giving the key or None)."""
-        if isinstance(target, A.Name):
-            return target.id, None, None
-        if isinstance(target, A.Attr):
-            return target.name, self.expr(target.obj), None
-        base = target.obj
-        key = self.expr(target.index)
-        if isinstance(base, A.Name):
-            return base.id, None, key
-        return base.name, self.expr(base.obj), key
+        self.emit(proc, ir.Let(s.name, s.value, self.t(s.value) == INT, s.span))
 
     def s_Set(self, proc, s):
-        name, who, key = self.counter_ref(s.target)
-        val = self.expr(s.value)
-        op = s.op
-
-        def set_counter(rt, fr):
-            env = fr.env
-            rt.set_counter(name, who(rt, env) if who else None, key(rt, env) if key else None,
-                           op, val(rt, env))
-        proc.emit(set_counter, s.span)
+        target = s.target
+        if isinstance(target, A.Name):
+            name, who, key = target.id, None, None
+        elif isinstance(target, A.Attr):
+            name, who, key = target.name, target.obj, None
+        else:
+            base = target.obj
+            key = target.index
+            name, who = (base.id, None) if isinstance(base, A.Name) else (base.name, base.obj)
+        self.emit(proc, ir.Call("set_counter", (name, who, key, s.op, s.value), None, s.span))
 
     def s_Move(self, proc, s):
-        what = self.expr(s.what)
-        wt = self.t(s.what)
-        dest = self.expr(s.dest)
-        bottom = s.bottom
-        if wt[0] == "zone":
-            def move_zone(rt, fr):
-                env = fr.env
-                rt.move_many(list(rt.st.zones[what(rt, env)]), dest(rt, env), bottom)
-            proc.emit(move_zone, s.span)
-        elif wt[0] == "list":
-            def move_list(rt, fr):
-                env = fr.env
-                rt.move_many(list(what(rt, env)), dest(rt, env), bottom)
-            proc.emit(move_list, s.span)
-        else:
-            def move_one(rt, fr):
-                env = fr.env
-                card = what(rt, env)
-                if card is not None:
-                    rt.move(card, dest(rt, env), bottom)
-            proc.emit(move_one, s.span)
+        source = self.t(s.what)[0]
+        service = {"zone": "move_zone", "list": "move_list"}.get(source, "move")
+        self.emit(proc, ir.Call(service, (s.what, s.dest, s.bottom), None, s.span))
 
     def s_Draw(self, proc, s):
-        src = self.expr(s.src)
-        refill = self.expr(s.refill) if s.refill is not None else None
-        dest = self.expr(s.dest)
-        name = s.name
-
-        def draw(rt, fr):
-            env = fr.env
-            env[name] = rt.draw(src(rt, env), refill(rt, env) if refill else None, dest(rt, env))
-        proc.emit(draw, s.span)
+        self.emit(proc, ir.Call("draw", (s.src, s.refill, s.dest), s.name, s.span))
 
     def s_Shuffle(self, proc, s):
-        z = self.expr(s.zone)
-        proc.emit(lambda rt, fr: rt.shuffle(z(rt, fr.env)), s.span)
+        self.emit(proc, ir.Call("shuffle", (s.zone,), None, s.span))
 
     def s_Create(self, proc, s):
-        what = self.expr(s.what)
         many = self.t(s.what)[0] == "list"
-        times = self.expr(s.times) if s.times is not None else (lambda rt, env: 1)
-        dest = self.expr(s.dest)
+        self.emit(proc, ir.Call("create", (s.what, s.times, s.dest, many), None, s.span))
 
-        def create(rt, fr):
-            env = fr.env
-            defs = what(rt, env) if many else [what(rt, env)]
-            n = times(rt, env)
-            if n * len(defs) > rt.step_budget:
-                raise RuleError(f"creating {n * len(defs)} cards is more than the step budget", s.span)
-            key = dest(rt, env)
-            for d in defs:
-                for _ in range(n):
-                    rt.create(d, key)
-        proc.emit(create, s.span)
-
-    def jump(self, proc, span):
-        """Emit a jump whose target is patched later; return a setter."""
-        target = [0]
-
-        def jmp(rt, fr):
-            fr.pc = target[0]
-        proc.emit(jmp, span)
-        return target
+    def jump(self, proc, span) -> int:
+        """Emit a jump whose target is patched later; return its index."""
+        return self.emit(proc, ir.Jump(-1, span))
 
     def s_If(self, proc, s):
         ends = []
         for cond, body in s.branches:
-            c = self.expr(cond)
-            skip = [0]
-
-            def test(rt, fr, c=c, skip=skip):
-                if not c(rt, fr.env):
-                    fr.pc = skip[0]
-            proc.emit(test, cond.span)
+            test = self.emit(proc, ir.Branch(cond, -1, cond.span))
             self.body(proc, body)
             ends.append(self.jump(proc, s.span))
-            skip[0] = len(proc.code)
+            self.patch(proc, test, target=len(proc.ir))
         if s.other is not None:
             self.body(proc, s.other)
-        end = len(proc.code)
-        for target in ends:
-            target[0] = end
+        for at in ends:
+            self.patch(proc, at, target=len(proc.ir))
 
-    def close_loop(self, proc, head, span, body_fn, end):
-        """Compile a loop body that jumps back to `head`; `break` and the exit go to `end`."""
+    def close_loop(self, proc, head, span, body_fn):
+        """Lower a loop body that jumps back to `head`; `break` and the exit go to the end, which
+        is returned."""
         self._loops.append([])
         body_fn()
-        back = self.jump(proc, span)
-        back[0] = head
-        end[0] = len(proc.code)
-        for target in self._loops.pop():
-            target[0] = end[0]
+        self.emit(proc, ir.Jump(head, span))
+        end = len(proc.ir)
+        for at in self._loops.pop():
+            self.patch(proc, at, target=end)
+        return end
 
-    def loop_over(self, proc, span, items_fn, var, body_fn):
-        """Compile `for var in items` around body_fn(); a snapshot of the items is iterated."""
+    def loop_over(self, proc, span, over, source, var, body_fn):
+        """Lower `for var in items` around body_fn(); a snapshot of the items is iterated."""
         lst, idx = self.tmp("items"), self.tmp("i")
-        end = [0]
-
-        def init(rt, fr):
-            fr.env[lst] = list(items_fn(rt, fr.env))
-            fr.env[idx] = 0
-        proc.emit(init, span)
-
-        def step(rt, fr):
-            env = fr.env
-            i = env[idx]
-            items = env[lst]
-            if i >= len(items):
-                del env[lst], env[idx]
-                fr.pc = end[0]
-                return
-            if var is not None:
-                env[var] = items[i]
-            env[idx] = i + 1
-        head = proc.emit(step, span)
-        self.close_loop(proc, head, span, body_fn, end)
+        self.emit(proc, ir.LoopInit(over, source, lst, idx, span))
+        head = self.emit(proc, ir.LoopNext(var, lst, idx, -1, span))
+        self.patch(proc, head, end=self.close_loop(proc, head, span, body_fn))
 
     def s_For(self, proc, s):
-        items = self.as_list(s.iter)
-        self.loop_over(proc, s.span, items, s.var, lambda: self.body(proc, s.body))
+        self.loop_over(proc, s.span, "each", s.iter, s.var, lambda: self.body(proc, s.body))
 
     def s_Repeat(self, proc, s):
-        count = self.expr(s.count)
-        span = s.span
-
-        def times(rt, env):
-            n = count(rt, env)
-            if n > rt.step_budget:
-                raise RuleError(f"repeat {n} times is more than the step budget ({rt.step_budget})", span)
-            return range(max(0, n))
-        self.loop_over(proc, s.span, times, None, lambda: self.body(proc, s.body))
+        self.loop_over(proc, s.span, "count", s.count, None, lambda: self.body(proc, s.body))
 
     def s_While(self, proc, s):
-        cond = self.expr(s.cond)
-        end = [0]
-
-        def test(rt, fr):
-            if not cond(rt, fr.env):
-                fr.pc = end[0]
-        head = proc.emit(test, s.span)
-        self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body), end)
+        head = self.emit(proc, ir.Branch(s.cond, -1, s.span))
+        self.patch(proc, head, target=self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body)))
 
     def s_Break(self, proc, s):
         self._loops[-1].append(self.jump(proc, s.span))
 
     def s_Return(self, proc, s):
-        def ret(rt, fr):
-            fr.pc = len(rt.procs[fr.proc].code)
-        proc.emit(ret, s.span)
-
-    def chooser(self, by):
-        if by is None:
-            return None
-        return self.expr(by)
+        self.emit(proc, ir.Return(s.span))
 
     def s_ChooseOptions(self, proc, s):
-        by = self.chooser(s.by)
-        conds = [(opt.name, self.expr(opt.cond) if opt.cond is not None else None) for opt in s.options]
-        targets = [0] * len(s.options)
-        prompt = s.prompt or "choose"
-        end = [0]
-
-        def choose(rt, fr):
-            env = fr.env
-            labels, pcs = [], []
-            for i, (name, cond) in enumerate(conds):
-                if cond is None or cond(rt, env):
-                    labels.append(name)
-                    pcs.append(targets[i])
-            if not labels:
-                # Like `choose x in` an empty collection: nothing to decide, no body runs.
-                fr.pc = end[0]
-                return None
-            who = by(rt, env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "jump", "pcs": pcs})
-        proc.emit(choose, s.span)
-        ends = []
-        for i, opt in enumerate(s.options):
-            targets[i] = len(proc.code)
+        labels = tuple(opt.name for opt in s.options)
+        conds = tuple(opt.cond for opt in s.options)
+        ask = self.emit(proc, ir.AskOption(s.prompt or "choose", s.by, labels, conds, (), -1, s.span))
+        targets, ends = [], []
+        for opt in s.options:
+            targets.append(len(proc.ir))
             self.body(proc, opt.body)
             ends.append(self.jump(proc, opt.span))
-        end[0] = len(proc.code)
-        for t in ends:
-            t[0] = len(proc.code)
+        for at in ends:
+            self.patch(proc, at, target=len(proc.ir))
+        self.patch(proc, ask, targets=tuple(targets), end=len(proc.ir))
 
     def s_ChooseItem(self, proc, s):
-        by = self.chooser(s.by)
-        items = self.as_list(s.coll)
-        elem = self.elem_type(s.coll)
-        var = s.var
-        end = [0]
-        prompt = f"choose {var}"
-
-        def choose(rt, fr):
-            env = fr.env
-            values = items(rt, env)
-            if not values:
-                fr.pc = end[0]
-                return None
-            labels, values = rt.options_for(values, elem)
-            who = by(rt, env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values, "elem": elem})
-        proc.emit(choose, s.span)
+        ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span))
         self.body(proc, s.body)
-        end[0] = len(proc.code)
+        self.patch(proc, ask, end=len(proc.ir))
 
     def s_Pick(self, proc, s):
-        by = self.chooser(s.by)
-        items = self.as_list(s.coll)
-        elem = self.elem_type(s.coll)
-        cost = self.expr(s.cost)
-        budget = self.expr(s.budget)
-        var, left, count = s.var, self.tmp("left"), self.tmp("picked")
-        optional = s.optional
-        end = [0]
-        prompt = f"pick {var}"
-
-        def init(rt, fr):
-            fr.env[left] = budget(rt, fr.env)
-            fr.env[count] = 0
-        proc.emit(init, s.span)
-
-        def pick(rt, fr):
-            env = fr.env
-            remaining = env[left]
-            affordable, costs = [], {}
-            saved = env.get(var)
-            for x in items(rt, env):
-                env[var] = x
-                c = cost(rt, env)
-                if c <= remaining:
-                    affordable.append(x)
-                    costs[x] = c
-            env[var] = saved
-            if not affordable:
-                del env[left], env[count]
-                fr.pc = end[0]
-                return None
-            labels, values = rt.options_for(affordable, elem)
-            values_costs = [costs[v] for v in values]
-            if env[count] > 0 or optional:
-                labels.append("stop")
-                values.append(None)
-                values_costs.append(0)
-            who = by(rt, fr.env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values, "elem": elem,
-                                                "costs": values_costs, "left": left, "count": count,
-                                                "end": end[0]})
-        head = proc.emit(pick, s.span)
-        self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body), end)
+        left, count = self.tmp("left"), self.tmp("picked")
+        self.emit(proc, ir.PickInit(left, count, s.budget, s.span))
+        head = self.emit(proc, ir.AskPick(s.var, s.coll, self.elem_type(s.coll), s.cost, s.by, s.optional,
+                                          left, count, -1, s.span))
+        self.patch(proc, head, end=self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body)))
 
     def s_Do(self, proc, s):
         call = s.call
         kind, name = self.m.calls[call]
-        args = [self.expr(a) for a in call.args]
-        bonus = not s.main
-        if kind == "action":
-            def do_static(rt, fr):
-                env = fr.env
-                rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=bonus, span=s.span)
-            proc.emit(do_static, s.span)
-            return
-        func = self.expr(call.func)
-
-        def do_dynamic(rt, fr):
-            env = fr.env
-            target = func(rt, env)
-            if target is not None:
-                rt.perform(target, [a(rt, env) for a in args], fr.active, bonus=bonus, span=s.span)
-        proc.emit(do_dynamic, s.span)
+        action = name if kind == "action" else call.func
+        self.emit(proc, ir.Call("perform", (action, not s.main, tuple(call.args)), None, s.span))
 
     def s_Win(self, proc, s):
-        who = self.expr(s.player)
-        reason = s.reason
-        lose = s.lose
-        proc.emit(lambda rt, fr: rt.win(who(rt, fr.env), reason, lose), s.span)
+        self.emit(proc, ir.Call("win", (s.player, s.reason, s.lose), None, s.span))
 
     def s_Actions(self, proc, s):
-        count = self.expr(s.count)
-        player = self.expr(s.player)
-        names = list(s.names)
-        unless = self.expr(s.unless) if s.unless is not None else None
-        most = self.expr(s.most) if s.most is not None else None
-        distinct = s.unless is not None
         left, used = self.tmp("actions"), self.tmp("used")
-        end = [0]
-
-        def init(rt, fr):
-            fr.env[left] = count(rt, fr.env)
-            fr.env[used] = []
-        proc.emit(init, s.span)
-
-        def offer(rt, fr):
-            env = fr.env
-            if env[left] <= 0:
-                fr.pc = end[0]
-                return None
-            p = player(rt, env)
-            labels = []
-            saved = env.get("it")
-            for n in names:
-                if distinct and n in env[used]:
-                    env["it"] = n
-                    lifted = unless(rt, env)
-                    env["it"] = saved
-                    if not lifted:
-                        continue
-                if most is not None:
-                    env["it"] = n
-                    allowed = most(rt, env)
-                    env["it"] = saved
-                    if env[used].count(n) >= allowed:
-                        continue
-                if rt.can_perform(n, [p]):
-                    labels.append(n)
-            if not labels:
-                rt.emit("no_action", {"left": env[left]}, p)
-                fr.pc = end[0]
-                return None
-            fr.pc -= 1  # come back here after the chosen action returns
-            return rt.ask(p, "action", labels, {"kind": "act", "player": p, "left": left, "used": used})
-        proc.emit(offer, s.span)
-        end[0] = len(proc.code)
+        self.emit(proc, ir.ActionsInit(left, used, s.count, s.span))
+        self.emit(proc, ir.AskAction(s.player, tuple(s.names), s.unless, s.most, left, used,
+                                     len(proc.ir) + 1, s.span))
 
     def s_Advance(self, proc, s):
-        piece = self.expr(s.piece)
-        dist = self.expr(s.distance)
-        track = s.track
         jumped = self.tmp("jumped")
-        span = s.span
-
-        def advance(rt, fr):
-            env = fr.env
-            fr.env[jumped] = rt.advance(track, piece(rt, env), dist(rt, env), span)
-        proc.emit(advance, s.span)
+        self.emit(proc, ir.Call("advance", (s.track, s.piece, s.distance), jumped, s.span))
         if s.jump_var:
-            self.loop_over(proc, s.span, lambda rt, env: [j for j in env[jumped] if isinstance(j, int)],
-                           s.jump_var, lambda: self.body(proc, s.jump_body))
+            self.loop_over(proc, s.span, "jumped_seats", jumped, s.jump_var,
+                           lambda: self.body(proc, s.jump_body))
         if s.pass_var:
-            self.loop_over(proc, s.span, lambda rt, env: [j for j in env[jumped] if isinstance(j, str)],
-                           s.pass_var, lambda: self.body(proc, s.pass_body))
+            self.loop_over(proc, s.span, "jumped_pieces", jumped, s.pass_var,
+                           lambda: self.body(proc, s.pass_body))
 
     def s_Put(self, proc, s):
-        piece = self.expr(s.piece)
-        pos = self.expr(s.pos)
-        track = s.track
-        proc.emit(lambda rt, fr: rt.put(track, piece(rt, fr.env), pos(rt, fr.env), s.span), s.span)
+        self.emit(proc, ir.Call("put", (s.track, s.piece, s.pos), None, s.span))
 
     def s_Place(self, proc, s):
-        card = self.expr(s.card)
-        grid = self.expr(s.grid)
-        cell = self.expr(s.cell)
         gname = self.t(s.grid)[1]
-
-        def place(rt, fr):
-            env = fr.env
-            c = card(rt, env)
-            if c is not None:
-                rt.place(c, gname, grid(rt, env), cell(rt, env), s.span)
-        proc.emit(place, s.span)
+        self.emit(proc, ir.Call("place", (s.card, gname, s.grid, s.cell), None, s.span))
 
     def s_Give(self, proc, s):
-        to = self.expr(s.to)
-        marker = s.marker
-        proc.emit(lambda rt, fr: rt.give(marker, to(rt, fr.env)), s.span)
+        self.emit(proc, ir.Call("give", (s.marker, s.to), None, s.span))
 
     def s_Log(self, proc, s):
-        args = [(self.expr(a), self.t(a)) for a in s.args]
-        text = s.text
-
-        def log(rt, fr):
-            vals = [rt.label(f(rt, fr.env), t) for f, t in args]
-            rt.emit("log", {"text": " ".join([text] + vals)}, fr.active)
-        proc.emit(log, s.span)
+        self.emit(proc, ir.Log(s.text, tuple(s.args), tuple(self.t(a) for a in s.args), s.span))

@@ -1,0 +1,407 @@
+"""The closure back end: instruction records (`interpreter/ir.py`) to instructions `ins(rt, frame)`.
+
+One builder per record type, and for `Call` one per service. Expression operands are compiled by
+the compiler's expression half into `f(rt, env)` closures; everything static in a record (names,
+temporaries, jump targets, flags) is captured as a constant, so an instruction does no lookup it
+could have done here. Each instruction is specialised for its record's shape (a card or a zone to
+move, a static or computed action, an int to keep in range) rather than testing it at run time.
+"""
+from __future__ import annotations
+
+from . import ir
+from .compiler import Compiler, Proc, RuleError, bounded
+
+
+class ClosureBackend:
+    """Builds `proc.code` and `proc.spans` from `proc.ir`, one instruction per record."""
+
+    def __init__(self, comp: Compiler):
+        self.c = comp
+        self.size = 0  # of the body being built: where `Return` goes
+
+    def build(self, proc: Proc):
+        """Fill in the instructions and spans of `proc` from its records."""
+        records = proc.ir
+        self.size = len(records)
+        # Expressions are compiled in the order the statements wrote them, because the first call
+        # of a `def` decides whether it is compiled in place while the inlining allowance lasts:
+        # a `pick` writes its collection and cost before its budget, so its head is built first.
+        order = list(range(len(records)))
+        for i, rec in enumerate(records):
+            if isinstance(rec, ir.PickInit):
+                order[i], order[i + 1] = i + 1, i
+        code = [None] * len(records)
+        for i in order:
+            code[i] = getattr(self, "b_" + type(records[i]).__name__)(records[i])
+        proc.code.extend(code)
+        proc.spans.extend(rec.span for rec in records)
+        return proc
+
+    def expr(self, e):
+        return self.c.expr(e) if e is not None else None
+
+    # ---- control ------------------------------------------------------------------------------
+    def b_Jump(self, r):
+        target = r.target
+
+        def jmp(rt, fr):
+            fr.pc = target
+        return jmp
+
+    def b_Branch(self, r):
+        c = self.c.expr(r.cond)
+        target = r.target
+
+        def test(rt, fr):
+            if not c(rt, fr.env):
+                fr.pc = target
+        return test
+
+    def b_Return(self, r):
+        end = self.size
+
+        def ret(rt, fr):
+            fr.pc = end
+        return ret
+
+    def b_Let(self, r):
+        f = self.c.expr(r.value)
+        name = r.name
+        if r.bounded:
+            span = r.span
+
+            def let_number(rt, fr):
+                fr.env[name] = bounded(f(rt, fr.env), span)
+            return let_number
+
+        def let(rt, fr):
+            fr.env[name] = f(rt, fr.env)
+        return let
+
+    def loop_items(self, r):
+        """A closure giving the items a `LoopInit` iterates over (before the snapshot is taken)."""
+        if r.over == "each":
+            return self.c.as_list(r.source)
+        if r.over == "count":
+            count = self.c.expr(r.source)
+            span = r.span
+
+            def times(rt, env):
+                n = count(rt, env)
+                if n > rt.step_budget:
+                    raise RuleError(f"repeat {n} times is more than the step budget ({rt.step_budget})", span)
+                return range(max(0, n))
+            return times
+        jumped = r.source
+        if r.over == "jumped_seats":
+            return lambda rt, env: [j for j in env[jumped] if isinstance(j, int)]
+        if r.over == "jumped_pieces":
+            return lambda rt, env: [j for j in env[jumped] if isinstance(j, str)]
+        raise ValueError(f"unknown loop source {r.over!r}")
+
+    def b_LoopInit(self, r):
+        items_fn = self.loop_items(r)
+        lst, idx = r.items, r.index
+
+        def init(rt, fr):
+            fr.env[lst] = list(items_fn(rt, fr.env))
+            fr.env[idx] = 0
+        return init
+
+    def b_LoopNext(self, r):
+        var, lst, idx, end = r.var, r.items, r.index, r.end
+
+        def step(rt, fr):
+            env = fr.env
+            i = env[idx]
+            items = env[lst]
+            if i >= len(items):
+                del env[lst], env[idx]
+                fr.pc = end
+                return
+            if var is not None:
+                env[var] = items[i]
+            env[idx] = i + 1
+        return step
+
+    # ---- services -----------------------------------------------------------------------------
+    def b_Call(self, r):
+        return getattr(self, "call_" + r.service)(r, *r.args)
+
+    def call_set_counter(self, r, name, who, key, op, value):
+        # Compiled in the order the counter reference was always compiled: key, player, value.
+        key = self.expr(key)
+        who = self.expr(who)
+        val = self.c.expr(value)
+
+        def set_counter(rt, fr):
+            env = fr.env
+            rt.set_counter(name, who(rt, env) if who else None, key(rt, env) if key else None,
+                           op, val(rt, env))
+        return set_counter
+
+    def call_move(self, r, card, dest, bottom):
+        what = self.c.expr(card)
+        dest = self.c.expr(dest)
+
+        def move_one(rt, fr):
+            env = fr.env
+            card = what(rt, env)
+            if card is not None:
+                rt.move(card, dest(rt, env), bottom)
+        return move_one
+
+    def call_move_zone(self, r, zone, dest, bottom):
+        what = self.c.expr(zone)
+        dest = self.c.expr(dest)
+
+        def move_zone(rt, fr):
+            env = fr.env
+            rt.move_many(list(rt.st.zones[what(rt, env)]), dest(rt, env), bottom)
+        return move_zone
+
+    def call_move_list(self, r, cards, dest, bottom):
+        what = self.c.expr(cards)
+        dest = self.c.expr(dest)
+
+        def move_list(rt, fr):
+            env = fr.env
+            rt.move_many(list(what(rt, env)), dest(rt, env), bottom)
+        return move_list
+
+    def call_draw(self, r, src, refill, dest):
+        src = self.c.expr(src)
+        refill = self.expr(refill)
+        dest = self.c.expr(dest)
+        name = r.into
+
+        def draw(rt, fr):
+            env = fr.env
+            env[name] = rt.draw(src(rt, env), refill(rt, env) if refill else None, dest(rt, env))
+        return draw
+
+    def call_shuffle(self, r, zone):
+        z = self.c.expr(zone)
+        return lambda rt, fr: rt.shuffle(z(rt, fr.env))
+
+    def call_create(self, r, defs, times, dest, many):
+        what = self.c.expr(defs)
+        times = self.expr(times) or (lambda rt, env: 1)
+        dest = self.c.expr(dest)
+        span = r.span
+
+        def create(rt, fr):
+            env = fr.env
+            defs = what(rt, env) if many else [what(rt, env)]
+            n = times(rt, env)
+            if n * len(defs) > rt.step_budget:
+                raise RuleError(f"creating {n * len(defs)} cards is more than the step budget", span)
+            key = dest(rt, env)
+            for d in defs:
+                for _ in range(n):
+                    rt.create(d, key)
+        return create
+
+    def call_perform(self, r, action, bonus, args):
+        args = [self.c.expr(a) for a in args]
+        span = r.span
+        if isinstance(action, str):
+            name = action
+
+            def do_static(rt, fr):
+                env = fr.env
+                rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=bonus, span=span)
+            return do_static
+        func = self.c.expr(action)
+
+        def do_dynamic(rt, fr):
+            env = fr.env
+            target = func(rt, env)
+            if target is not None:
+                rt.perform(target, [a(rt, env) for a in args], fr.active, bonus=bonus, span=span)
+        return do_dynamic
+
+    def call_win(self, r, player, reason, lose):
+        who = self.c.expr(player)
+        return lambda rt, fr: rt.win(who(rt, fr.env), reason, lose)
+
+    def call_advance(self, r, track, piece, distance):
+        piece = self.c.expr(piece)
+        dist = self.c.expr(distance)
+        jumped = r.into
+        span = r.span
+
+        def advance(rt, fr):
+            env = fr.env
+            env[jumped] = rt.advance(track, piece(rt, env), dist(rt, env), span)
+        return advance
+
+    def call_put(self, r, track, piece, pos):
+        piece = self.c.expr(piece)
+        pos = self.c.expr(pos)
+        span = r.span
+        return lambda rt, fr: rt.put(track, piece(rt, fr.env), pos(rt, fr.env), span)
+
+    def call_place(self, r, card, gname, grid, cell):
+        card = self.c.expr(card)
+        grid = self.c.expr(grid)
+        cell = self.c.expr(cell)
+        span = r.span
+
+        def place(rt, fr):
+            env = fr.env
+            c = card(rt, env)
+            if c is not None:
+                rt.place(c, gname, grid(rt, env), cell(rt, env), span)
+        return place
+
+    def call_give(self, r, marker, to):
+        to = self.c.expr(to)
+        return lambda rt, fr: rt.give(marker, to(rt, fr.env))
+
+    def b_Log(self, r):
+        args = [(self.c.expr(a), t) for a, t in zip(r.args, r.types)]
+        text = r.text
+
+        def log(rt, fr):
+            vals = [rt.label(f(rt, fr.env), t) for f, t in args]
+            rt.emit("log", {"text": " ".join([text] + vals)}, fr.active)
+        return log
+
+    # ---- decisions ----------------------------------------------------------------------------
+    def b_AskOption(self, r):
+        by = self.expr(r.by)
+        conds = [(name, self.expr(cond)) for name, cond in zip(r.labels, r.conds)]
+        targets = r.targets
+        prompt = r.prompt
+        end = r.end
+
+        def choose(rt, fr):
+            env = fr.env
+            labels, pcs = [], []
+            for i, (name, cond) in enumerate(conds):
+                if cond is None or cond(rt, env):
+                    labels.append(name)
+                    pcs.append(targets[i])
+            if not labels:
+                # Like `choose x in` an empty collection: nothing to decide, no body runs.
+                fr.pc = end
+                return None
+            who = by(rt, env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "jump", "pcs": pcs})
+        return choose
+
+    def b_AskItem(self, r):
+        by = self.expr(r.by)
+        items = self.c.as_list(r.source)
+        elem = r.elem
+        var = r.var
+        end = r.end
+        prompt = f"choose {var}"
+
+        def choose(rt, fr):
+            env = fr.env
+            values = items(rt, env)
+            if not values:
+                fr.pc = end
+                return None
+            labels, values = rt.options_for(values, elem)
+            who = by(rt, env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values, "elem": elem})
+        return choose
+
+    def b_PickInit(self, r):
+        budget = self.c.expr(r.budget)
+        left, count = r.left, r.count
+
+        def init(rt, fr):
+            fr.env[left] = budget(rt, fr.env)
+            fr.env[count] = 0
+        return init
+
+    def b_AskPick(self, r):
+        by = self.expr(r.by)
+        items = self.c.as_list(r.source)
+        elem = r.elem
+        cost = self.c.expr(r.cost)
+        var, left, count = r.var, r.left, r.count
+        optional = r.optional
+        end = r.end
+        prompt = f"pick {var}"
+
+        def pick(rt, fr):
+            env = fr.env
+            remaining = env[left]
+            affordable, costs = [], {}
+            saved = env.get(var)
+            for x in items(rt, env):
+                env[var] = x
+                c = cost(rt, env)
+                if c <= remaining:
+                    affordable.append(x)
+                    costs[x] = c
+            env[var] = saved
+            if not affordable:
+                del env[left], env[count]
+                fr.pc = end
+                return None
+            labels, values = rt.options_for(affordable, elem)
+            values_costs = [costs[v] for v in values]
+            if env[count] > 0 or optional:
+                labels.append("stop")
+                values.append(None)
+                values_costs.append(0)
+            who = by(rt, fr.env) if by else fr.active
+            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values, "elem": elem,
+                                                "costs": values_costs, "left": left, "count": count,
+                                                "end": end})
+        return pick
+
+    def b_ActionsInit(self, r):
+        count = self.c.expr(r.count)
+        left, used = r.left, r.used
+
+        def init(rt, fr):
+            fr.env[left] = count(rt, fr.env)
+            fr.env[used] = []
+        return init
+
+    def b_AskAction(self, r):
+        player = self.c.expr(r.player)
+        names = list(r.names)
+        unless = self.expr(r.unless)
+        most = self.expr(r.most)
+        distinct = r.unless is not None
+        left, used = r.left, r.used
+        end = r.end
+
+        def offer(rt, fr):
+            env = fr.env
+            if env[left] <= 0:
+                fr.pc = end
+                return None
+            p = player(rt, env)
+            labels = []
+            saved = env.get("it")
+            for n in names:
+                if distinct and n in env[used]:
+                    env["it"] = n
+                    lifted = unless(rt, env)
+                    env["it"] = saved
+                    if not lifted:
+                        continue
+                if most is not None:
+                    env["it"] = n
+                    allowed = most(rt, env)
+                    env["it"] = saved
+                    if env[used].count(n) >= allowed:
+                        continue
+                if rt.can_perform(n, [p]):
+                    labels.append(n)
+            if not labels:
+                rt.emit("no_action", {"left": env[left]}, p)
+                fr.pc = end
+                return None
+            fr.pc -= 1  # come back here after the chosen action returns
+            return rt.ask(p, "action", labels, {"kind": "act", "player": p, "left": left, "used": used})
+        return offer

@@ -1,0 +1,302 @@
+"""The instruction records a body is lowered to, before any back end turns them into code.
+
+A body (the set-up, a phase, an action or routine, a trigger) is lowered by the compiler to a flat
+list of these records; a back end (`interpreter/backend.py`) then builds one executable
+instruction per record, so the index of a record is the index of its instruction and every jump
+target below is such an index. Records are plain, frozen, picklable data: static values (names,
+temporaries, flags, static types, indexes) and operands that are checked expression nodes of the
+syntax tree, or `None` where an operand is absent. Each record keeps the span of the source it
+came from.
+
+`dump(records)` prints a list one record per line, like an assembler listing.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from rulesdsl import ast as A
+from rulesdsl import unparse
+
+# The engine services a `Call` may name, with the meaning of each argument position. An argument
+# is an expression node, a static value (a name, an operator, a flag) or None when absent.
+SERVICES = {
+    "set_counter": ("counter", "player", "key", "op", "value"),  # player/key None: not per player/keyed
+    "move": ("card", "dest", "bottom"),         # one card; none moves nothing
+    "move_zone": ("zone", "dest", "bottom"),    # every card of a zone, as it was before the first move
+    "move_list": ("cards", "dest", "bottom"),   # every card of a list
+    "draw": ("src", "refill", "dest"),          # `into`: the card drawn, or none
+    "shuffle": ("zone",),
+    "create": ("defs", "times", "dest", "many"),  # many: `defs` is a list; times None: once
+    "perform": ("action", "bonus", "args"),     # action: a static name, or an expression (none: nothing)
+    "win": ("player", "reason", "lose"),
+    "advance": ("track", "piece", "distance"),  # `into`: the pieces jumped over
+    "put": ("track", "piece", "pos"),
+    "place": ("card", "grid", "key", "cell"),   # grid: the static grid name; key: the grid's key
+    "give": ("marker", "to"),
+}
+
+# What a `LoopInit` iterates over (`items` is an expression, or for the last two a temporary).
+LOOP_SOURCES = ("each", "count", "jumped_seats", "jumped_pieces")
+
+
+def show(v) -> str:
+    """An operand as text: an expression in the rules' own syntax, a static value as Python."""
+    if v is None:
+        return "-"
+    if isinstance(v, (str, bool, int)):
+        return repr(v)
+    if isinstance(v, tuple):
+        return "[" + ", ".join(show(x) for x in v) + "]"
+    try:
+        return unparse.expr(v)
+    except TypeError:
+        return repr(v)
+
+
+record = attrs.frozen
+
+
+@record
+class Jump:
+    """Go on at `target`."""
+
+    op: ClassVar[str] = "jump"
+    target: int
+    span: A.Span
+
+    def __str__(self):
+        return f"jump {self.target}"
+
+
+@record
+class Branch:
+    """Evaluate `cond`; when it is false go on at `target` (an `if` branch, a `while` test)."""
+
+    op: ClassVar[str] = "branch"
+    cond: object
+    target: int
+    span: A.Span
+
+    def __str__(self):
+        return f"branch {show(self.cond)} else {self.target}"
+
+
+@record
+class Return:
+    """Leave the body: go on past its last instruction."""
+
+    op: ClassVar[str] = "return"
+    span: A.Span
+
+    def __str__(self):
+        return "return"
+
+
+@record
+class Let:
+    """Bind the local `name` to `value`; `bounded` when the value is an int to keep in range."""
+
+    op: ClassVar[str] = "let"
+    name: str
+    value: object
+    bounded: bool
+    span: A.Span
+
+    def __str__(self):
+        return f"let {self.name} = {show(self.value)}" + (" (bounded)" if self.bounded else "")
+
+
+@record
+class LoopInit:
+    """Store a snapshot of the loop's items in the temporary `items` and 0 in the index `index`.
+
+    `over` says what `source` is (LOOP_SOURCES): `each` a collection, `count` a number of rounds,
+    `jumped_seats` / `jumped_pieces` the temporary holding what an `advance` jumped over, of which
+    only the seats / only the named pieces are taken."""
+
+    op: ClassVar[str] = "loop_init"
+    over: str
+    source: object
+    items: str
+    index: str
+    span: A.Span
+
+    def __str__(self):
+        return f"loop_init {self.items}, {self.index} <- {self.over} {show(self.source)}"
+
+
+@record
+class LoopNext:
+    """The loop head: past the last item, drop the temporaries and go on at `end`; otherwise bind
+    `var` (if any) to the next item and step the index."""
+
+    op: ClassVar[str] = "loop_next"
+    var: str | None
+    items: str
+    index: str
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        into = f"{self.var} <- " if self.var is not None else ""
+        return f"loop_next {into}{self.items}[{self.index}] else {self.end}"
+
+
+@record
+class Call:
+    """Call the engine service `service` (see SERVICES) with `args`; bind the result to `into`."""
+
+    op: ClassVar[str] = "call"
+    service: str
+    args: tuple
+    into: str | None
+    span: A.Span
+
+    def __str__(self):
+        names = SERVICES.get(self.service, ())
+        parts = " ".join(f"{n}={show(a)}" for n, a in zip(names, self.args))
+        into = f" -> {self.into}" if self.into is not None else ""
+        return f"call {self.service} {parts}{into}"
+
+
+@record
+class Log:
+    """Record a `log` event: `text` followed by the labels of `args` (of static types `types`)."""
+
+    op: ClassVar[str] = "log"
+    text: str
+    args: tuple
+    types: tuple
+    span: A.Span
+
+    def __str__(self):
+        return "log " + ", ".join([repr(self.text)] + [show(a) for a in self.args])
+
+
+@record
+class AskOption:
+    """Ask `by` (or the active player) to choose among the labels whose condition holds; the choice
+    goes on at that option's target. With no option open, go on at `end`. (`how.kind` "jump".)"""
+
+    op: ClassVar[str] = "ask_option"
+    how: ClassVar[str] = "jump"
+    prompt: str
+    by: object
+    labels: tuple
+    conds: tuple
+    targets: tuple
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        opts = ", ".join(f"{n}{' if ' + show(c) if c is not None else ''} -> {t}"
+                         for n, c, t in zip(self.labels, self.conds, self.targets))
+        return f"ask_option {self.prompt!r} by={show(self.by)} [{opts}] else {self.end}"
+
+
+@record
+class AskItem:
+    """Ask to choose one of `source` (elements of static type `elem`) and bind it to `var`; with
+    none to choose, go on at `end`. (`how.kind` "bind".)"""
+
+    op: ClassVar[str] = "ask_item"
+    how: ClassVar[str] = "bind"
+    var: str
+    source: object
+    elem: tuple
+    by: object
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        return f"ask_item {self.var} in {show(self.source)} by={show(self.by)} else {self.end}"
+
+
+@record
+class PickInit:
+    """Store the budget of a `pick` in the temporary `left` and 0 in the counter `count`."""
+
+    op: ClassVar[str] = "pick_init"
+    left: str
+    count: str
+    budget: object
+    span: A.Span
+
+    def __str__(self):
+        return f"pick_init {self.left} = {show(self.budget)}, {self.count} = 0"
+
+
+@record
+class AskPick:
+    """The head of a `pick` loop: ask to choose one of `source` whose `cost` fits in `left`, or
+    `stop` (after a first pick, or always when `optional`); `stop` or nothing affordable drops the
+    temporaries and goes on at `end`. (`how.kind` "pick".)"""
+
+    op: ClassVar[str] = "ask_pick"
+    how: ClassVar[str] = "pick"
+    var: str
+    source: object
+    elem: tuple
+    cost: object
+    by: object
+    optional: bool
+    left: str
+    count: str
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        return (f"ask_pick {self.var} in {show(self.source)} cost={show(self.cost)} by={show(self.by)}"
+                f"{' optional' if self.optional else ''} left={self.left} count={self.count} else {self.end}")
+
+
+@record
+class ActionsInit:
+    """Store how many actions an `actions` statement offers in `left` and an empty list in `used`."""
+
+    op: ClassVar[str] = "actions_init"
+    left: str
+    used: str
+    count: object
+    span: A.Span
+
+    def __str__(self):
+        return f"actions_init {self.left} = {show(self.count)}, {self.used} = []"
+
+
+@record
+class AskAction:
+    """Offer `player` the actions of `names` still allowed (`unless`, `most`) and performable; the
+    chosen action runs and this record runs again. With none left, go on at `end`.
+    (`how.kind` "act".)"""
+
+    op: ClassVar[str] = "ask_action"
+    how: ClassVar[str] = "act"
+    player: object
+    names: tuple
+    unless: object
+    most: object
+    left: str
+    used: str
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        return (f"ask_action {show(self.player)} [{', '.join(self.names)}] unless={show(self.unless)} "
+                f"most={show(self.most)} left={self.left} used={self.used} else {self.end}")
+
+
+RECORDS = (Jump, Branch, Return, Let, LoopInit, LoopNext, Call, Log,
+           AskOption, AskItem, PickInit, AskPick, ActionsInit, AskAction)
+
+
+def dump(records, spans: bool = False) -> str:
+    """The records one per line, each after its index (and, with `spans`, its line:column)."""
+    width = len(str(max(len(records) - 1, 0)))
+    lines = []
+    for i, r in enumerate(records):
+        where = f"  ; {r.span.line}:{r.span.col}" if spans and r.span is not None else ""
+        lines.append(f"{i:>{width}}  {r}{where}")
+    return "\n".join(lines)
