@@ -99,12 +99,9 @@ class Compiler:
     def t(self, e):
         return self.types.get(e, ANY)
 
-    def compile_all(self, backend=None):
-        """Lower every body to instruction records and build its code with `backend` (by default
-        the closure back end)."""
-        if backend is None:
-            from .backend import ClosureBackend  # here, not at the top: the back end imports this module
-            backend = ClosureBackend(self)
+    def compile_all(self, backend):
+        """Lower every body to instruction records and build its code with `backend` (the closure
+        back end, `backend.ClosureBackend(compiler)`, or another one built on the same records)."""
         m = self.m
 
         def compile_body(proc, stmts):

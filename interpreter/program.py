@@ -19,6 +19,7 @@ from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, LanguageError, make
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 
+from .backend import ClosureBackend
 from .compiler import Compiler, RuleError
 from .params import resolve_params
 
@@ -73,7 +74,7 @@ class Program:
                 comp.m_player_keys[name] = [f"P{i + 1}.{name}" for i in range(model.game.max_players)]
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
-        comp.compile_all()
+        comp.compile_all(ClosureBackend(comp))
         self.procs = comp.procs
         self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs

@@ -7,12 +7,12 @@ compiled closures receive the run as `rt` and reach the state as `rt.st`.
 """
 from __future__ import annotations
 
-import copy
 
 from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, at
 from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
+from . import present
 from .chance import ChanceError, ChanceEvent, checked
 from .compiler import SUSPEND, RuleError, piece_key
 from .state import Frame, GameState
@@ -387,25 +387,7 @@ class Run:
         self.emit("state", self.snapshot(self.st))
 
     def snapshot(self, st: GameState) -> dict:
-        """Every zone's cards in order, counters, track positions, grids and marker holders."""
-        names = self.names
-
-        def cards(ids):
-            return [names[st.card_def[c]] for c in ids]
-        grids = {}
-        for key, cells in st.grids.items():
-            gname = key.split(".")[-1]
-            meta = self.grid_meta[gname]
-            grids[key] = {f"({i % meta.width + 1},{i // meta.width + 1})": names[st.card_def[c]]
-                          for i, c in sorted(cells.items())}
-        return {
-            "zones": {k: cards(v) for k, v in st.zones.items()},
-            "counters": copy.deepcopy(st.counters),
-            "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
-            "tracks": {k: {p: pos for p, pos in v.items() if pos is not None} for k, v in st.tracks.items()},
-            "grids": grids,
-            "rng": st.rng,
-        }
+        return present.snapshot(self.prog, st)
 
     def ask(self, who, prompt, labels, how):
         """Suspend on a decision for player `who`."""
@@ -415,48 +397,10 @@ class Run:
         return SUSPEND
 
     def label(self, value, t) -> str:
-        """How a value is shown to a player and in traces."""
-        kind = t[0]
-        if value is None:
-            return "none"
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if kind == "list":
-            return "[" + ", ".join(self.label(v, t[1]) for v in value) + "]"
-        if kind == "card":
-            return self.names[self.st.card_def[value]]
-        if kind == "def":
-            return self.names[value]
-        if kind == "player":
-            return f"P{value + 1}"
-        if kind == "cell":
-            w = self.grid_meta[t[1]].width
-            return f"({value % w + 1},{value // w + 1})"
-        return str(value)
+        return present.label(self.prog, self.st, value, t)
 
     def options_for(self, values, elem_type):
-        """Labels and values of a choice among elements: cards equal in name and place are one option."""
-        kind = elem_type[0]
-        if kind == "card":
-            st = self.st
-            seen = {}
-            for v in values:
-                key = (st.card_def[v], st.loc[v])
-                if key not in seen:
-                    seen[key] = v
-            pairs = sorted(((self.names[st.card_def[v]], st.loc[v], v) for v in seen.values()))
-            labels = []
-            counts = {}
-            for name, _, _ in pairs:
-                counts[name] = counts.get(name, 0) + 1
-            for name, where, _ in pairs:
-                labels.append(f"{name} ({where})" if counts[name] > 1 else name)
-            return labels, [v for _, _, v in pairs]
-        if kind == "int":
-            vs = sorted(set(values))
-            return [str(v) for v in vs], vs
-        pairs = sorted((self.label(v, elem_type), i, v) for i, v in enumerate(values))
-        return [p[0] for p in pairs], [p[2] for p in pairs]
+        return present.options_for(self.prog, self.st, values, elem_type)
 
     def create(self, def_index: int, key: str):
         st = self.st
@@ -769,7 +713,7 @@ class Run:
         owner = self._owner(key)
         if self.sink is not None:
             self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
-                                "cell": f"({cell % meta.width + 1},{cell // meta.width + 1})"}, owner)
+                                "cell": present.cell_label(meta.width, cell)}, owner)
         # The place trigger is pushed first so that completed lines count before it runs.
         if ("place", gname) in self.triggers:
             self.run_triggers(("place", gname), [card, cell, owner])

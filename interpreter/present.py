@@ -1,0 +1,80 @@
+"""How values and states are shown to people: labels, option lists, readable state snapshots.
+
+The engine's decisions and state are data (card numbers, seat indexes, cell indexes); this module is
+the one place that turns them into the words a player reads, a trace records and a screen shows:
+card names, `P2`, `(3,4)`. Every function reads the shared program (names, grid sizes) and one
+game's state, and changes neither.
+"""
+from __future__ import annotations
+
+import copy
+
+
+def label(prog, st, value, t) -> str:
+    """How a value of static type `t` is shown to a player and in traces."""
+    kind = t[0]
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if kind == "list":
+        return "[" + ", ".join(label(prog, st, v, t[1]) for v in value) + "]"
+    if kind == "card":
+        return prog.names[st.card_def[value]]
+    if kind == "def":
+        return prog.names[value]
+    if kind == "player":
+        return f"P{value + 1}"
+    if kind == "cell":
+        return cell_label(prog.grid_meta[t[1]].width, value)
+    return str(value)
+
+
+def cell_label(width: int, cell: int) -> str:
+    """`(column,row)`, both from 1."""
+    return f"({cell % width + 1},{cell // width + 1})"
+
+
+def options_for(prog, st, values, elem_type):
+    """Labels and values of a choice among elements, in their stable order: cards sorted by name
+    then place, equal cards in one place offered once, a place named only when two places hold the
+    same card; numbers once each, ascending; anything else sorted by label."""
+    kind = elem_type[0]
+    if kind == "card":
+        seen = {}
+        for v in values:
+            key = (st.card_def[v], st.loc[v])
+            if key not in seen:
+                seen[key] = v
+        names = prog.names
+        pairs = sorted(((names[st.card_def[v]], st.loc[v], v) for v in seen.values()))
+        counts = {}
+        for name, _, _ in pairs:
+            counts[name] = counts.get(name, 0) + 1
+        labels = [f"{name} ({where})" if counts[name] > 1 else name for name, where, _ in pairs]
+        return labels, [v for _, _, v in pairs]
+    if kind == "int":
+        vs = sorted(set(values))
+        return [str(v) for v in vs], vs
+    pairs = sorted((label(prog, st, v, elem_type), i, v) for i, v in enumerate(values))
+    return [p[0] for p in pairs], [p[2] for p in pairs]
+
+
+def snapshot(prog, st) -> dict:
+    """Every zone's cards in order, counters, track positions, grids and marker holders, by name."""
+    names = prog.names
+
+    def cards(ids):
+        return [names[st.card_def[c]] for c in ids]
+    grids = {}
+    for key, cells in st.grids.items():
+        width = prog.grid_meta[key.split(".")[-1]].width
+        grids[key] = {cell_label(width, i): names[st.card_def[c]] for i, c in sorted(cells.items())}
+    return {
+        "zones": {k: cards(v) for k, v in st.zones.items()},
+        "counters": copy.deepcopy(st.counters),
+        "markers": {k: (f"P{v + 1}" if v is not None else None) for k, v in st.markers.items()},
+        "tracks": {k: {p: pos for p, pos in v.items() if pos is not None} for k, v in st.tracks.items()},
+        "grids": grids,
+        "rng": st.rng,
+    }
