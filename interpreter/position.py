@@ -87,7 +87,7 @@ class Position:
         if old is not None:
             self._relocate(old, SET_ASIDE)
         c = self._find(name, key)
-        self._detach(c)
+        self.st.detach(c)
         st.grids[key][idx] = c
         st.loc[c] = key
 
@@ -185,18 +185,7 @@ class Position:
         self._claimed.add(c)
         return c
 
-    def _detach(self, c: int):
-        st = self.st
-        loc = st.loc[c]
-        if loc in st.zones:
-            st.zones[loc].remove(c)
-        else:
-            cells = st.grids[loc]
-            for i, held in list(cells.items()):
-                if held == c:
-                    del cells[i]
-
     def _relocate(self, c: int, key: str):
-        self._detach(c)
+        self.st.detach(c)
         self.st.zones[key].append(c)
         self.st.loc[c] = key

@@ -412,19 +412,6 @@ class Run:
         st.zones[key].append(cid)
         return cid
 
-    def _detach(self, card: int):
-        st = self.st
-        src = st.loc[card]
-        if src in st.zones:
-            st.zones[src].remove(card)
-        else:
-            cells = st.grids[src]
-            for i, held in cells.items():
-                if held == card:
-                    del cells[i]
-                    break
-        return src
-
     def move(self, card: int, dest: str, bottom: bool = False):
         """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
         st = self.st
@@ -434,7 +421,7 @@ class Run:
             if self.sink is not None:
                 self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
             return False
-        src = self._detach(card)
+        src = self.st.detach(card)
         if bottom:
             target.insert(0, card)
         else:
@@ -503,7 +490,7 @@ class Run:
         pile = st.zones[src]
         if not pile and refill is not None and st.zones[refill]:
             for c in list(st.zones[refill]):
-                self._detach(c)
+                self.st.detach(c)
                 pile.append(c)
                 st.loc[c] = src
             if self.sink is not None:
@@ -707,7 +694,7 @@ class Run:
             raise RuleError("this cell is a hole", span)
         if cell in cells:
             raise RuleError("this cell is already filled", span)
-        src = self._detach(card)
+        src = self.st.detach(card)
         cells[cell] = card
         st.loc[card] = key
         owner = self._owner(key)

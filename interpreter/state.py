@@ -84,6 +84,20 @@ class GameState:
             if r < limit:
                 return r % n
 
+    def detach(self, card: int) -> str:
+        """Take a card out of the zone or grid cell holding it (its `loc` is left for the caller to
+        set); return where it was."""
+        src = self.loc[card]
+        if src in self.zones:
+            self.zones[src].remove(card)
+        else:
+            cells = self.grids[src]
+            for i, held in cells.items():
+                if held == card:
+                    del cells[i]
+                    break
+        return src
+
     def clone(self) -> "GameState":
         """An independent copy (for search and what-if analysis), written for the state's shape.
 
