@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -21,8 +23,28 @@ _PATTERN_NAMES = {"NAME": "a name", "INT": "a number", "STRING": "a string", "$E
 
 @functools.cache
 def _parser() -> Lark:
-    return Lark(GRAMMAR.read_text(), parser="lalr", strict=True, propagate_positions=True,
-                maybe_placeholders=True, start=["start", "expr"])
+    """The parser, built once per process; its tables are kept between processes in the user's
+    cache folder (building them is most of the time a short command takes)."""
+    text = GRAMMAR.read_text()
+    return Lark(text, parser="lalr", strict=True, propagate_positions=True, maybe_placeholders=True,
+                start=["start", "expr"], cache=_cache_file(text))
+
+
+def _cache_file(grammar: str) -> str | bool:
+    """A file for Lark's tables under the user's own cache folder, named by the grammar's hash;
+    False (no cache) when there is no such folder we alone can write to."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "lfdsl")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        info = os.stat(folder)
+    except OSError:
+        return False
+    # Lark reads its cache back with pickle: only from a folder no one else can write into.
+    if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return False
+    tag = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(folder, f"parser-{tag}.lark")
 
 
 
