@@ -17,8 +17,8 @@ an unseen card's definition appears only inside the sorted, anonymous multiset. 
 differ only in unseen cards (two unseen cards exchanged, in one zone or across zones of the same
 kind) have the same places, the same seen cards and the same multiset, so the same view. The seed
 and the generator's state are left out (they would let the deal be computed again); another
-player's pending decision shows its prompt only, since its labels may name cards the viewer does
-not see. What the view cannot hide is what the rules make public: a counter the rules set from an
+player's pending decision among cards the viewer does not all see keeps its prompt only: its
+labels, their order and their number (equal cards are offered once) all follow those cards. What the view cannot hide is what the rules make public: a counter the rules set from an
 unseen card is public because the ruleset declared it so.
 
 `determinize` rebuilds a `GameState` from a view and the program alone: seen cards keep their
@@ -32,6 +32,7 @@ import json
 import weakref
 
 from . import present
+from .runtime import Run
 from .state import Frame, GameState
 
 __all__ = ["View", "view", "determinize"]
@@ -202,8 +203,9 @@ def view(prog, st: GameState, player: int) -> View:
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
         if d["player"] != player and cards and any(x is not None and defs[x] is None for x in how["values"]):
             # Another player's choice among cards some of which this player does not see: its
-            # labels and their order follow the names of those cards, so only the set is kept.
-            pending = {"player": d["player"], "prompt": d["prompt"], "how": _others_how(how)}
+            # labels, their order and even their number (equal cards are offered once) follow
+            # those cards, so none of it is kept; determinize asks the question again.
+            pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
     public = {
         "stage": st.stage, "round": st.round, "phase": st.phase, "phase_index": st.phase_index,
         "queue": list(st.queue), "counters": st.counters, "markers": dict(st.markers),
@@ -219,15 +221,6 @@ def view(prog, st: GameState, player: int) -> View:
     }
     # One copy through JSON: the view shares nothing with the state, and reads as plain data.
     return View(player, json.loads(json.dumps(data)), json.loads(json.dumps(skeleton)))
-
-
-def _others_how(how: dict) -> dict:
-    """Another player's decision without its order, which may follow the names of unseen cards:
-    the options as a sorted set of values; labels are rebuilt when a game is determinized."""
-    out = {k: v for k, v in how.items() if k not in ("values", "costs", "pcs")}
-    if "values" in how:
-        out["values"] = sorted(how["values"], key=lambda v: (v is None, json.dumps(v, sort_keys=True)))
-    return out
 
 
 # ---- determinize ------------------------------------------------------------------------------
@@ -290,29 +283,16 @@ def determinize(prog, v: View, rng) -> GameState:
     st.keyed_init = dict(sk["keyed_init"])
     st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
     p = sk["pending"]
-    if p is not None:
-        how = dict(p["how"])
-        if "options" in p:
-            st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]), "how": how}
-        else:
-            st.pending = _rebuild_others(prog, st, p, how)
+    if p is not None and p.get("ask_again"):
+        # The decision's instruction is the one before the top frame's next one: run it again on
+        # the dealt cards; it asks the same player, with labels made from the cards dealt.
+        st.stack[-1].pc -= 1
+        Run(prog, st).run(st)
+        st.steps = sk["steps"]
+    elif p is not None:
+        st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
+                      "how": dict(p["how"])}
     return st
-
-
-def _rebuild_others(prog, st, p, how):
-    """Another player's pending decision, its labels and order made again in the dealt game."""
-    kind = how["kind"]
-    elem = tuple(how["elem"]) if how.get("elem") else ("",)
-    values = [x for x in how["values"] if x is not None]
-    if kind == "pick":
-        raise ValueError("another player's pick cannot be rebuilt from a view: its costs are not known")
-    labels, ordered = present.options_for(prog, st, values, _elem_type(elem))
-    how["values"] = ordered
-    return {"player": p["player"], "prompt": p["prompt"], "options": labels, "how": how}
-
-
-def _elem_type(elem):
-    return tuple(_elem_type(e) if isinstance(e, list) else e for e in elem)
 
 
 # ---- one player's trace -----------------------------------------------------------------------
@@ -330,15 +310,18 @@ class PlayerSink:
         decls = list(prog.model.zones.values()) + list(prog.model.grids.values())
         self.private = any(d.visibility == "private" for d in decls)
 
-    def _sees(self, key) -> bool:
-        return key is None or seen_in_place(_visibility(self.prog, key), key, self.player, True)
+    def _sees(self, key, top: bool) -> bool:
+        return key is None or seen_in_place(_visibility(self.prog, key), key, self.player, top)
 
     def __call__(self, event: dict):
         kind, data = event["event"], event["data"]
         me = f"P{self.player + 1}"
         if kind == "setup":  # the seed would let the deal be computed again
             data = {k: v for k, v in data.items() if k != "seed"}
-        elif kind in ("move", "place") and not (self._sees(data.get("from")) or self._sees(data.get("to") or data.get("grid"))):
+        # A card leaving a `hidden except top` zone for a place the player does not see is masked:
+        # the event does not say whether it was the top card (set-up may set cards aside unseen).
+        elif kind in ("move", "place") and not (self._sees(data.get("from"), False)
+                                                or self._sees(data.get("to") or data.get("grid"), not data.get("bottom"))):
             data = dict(data, card="?")
         elif kind == "reveal" and data["to"] not in ("all", me):
             data = dict(data, card="?")

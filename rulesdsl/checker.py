@@ -655,6 +655,8 @@ class Checker:
         or `hidden except top` for anything but its top card), else None: a choice among its cards
         would show the chooser what no player sees, whoever the chooser is."""
         decl = None
+        while isinstance(e, A.Filter):  # a filter still offers the zone's cards
+            e = e.coll
         if isinstance(e, A.Name):
             decl = self.zones.get(e.id)
         elif isinstance(e, A.Attr) and self.types.get(e.obj) == PLAYER:

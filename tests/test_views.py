@@ -150,3 +150,19 @@ def test_a_view_holds_neither_the_seed_nor_the_generator(engines):
     st = engine.new_game(2, 123456789)
     text = engine.view(st, 0).to_json()
     assert "123456789" not in text and str(st.rng) not in text and '"seed"' not in text
+
+
+def test_another_players_choice_among_unseen_cards_is_dealt_again(engines):
+    engine = engines["hands"]
+    st = engine.new_game(2, 1)  # P1 chooses a card of their hand, which P2 does not see
+    v = engine.view(st, 1)
+    assert "options" not in v.data["pending"] and "options" not in v.skeleton["pending"]
+    hands = set()
+    for k in range(12):
+        d = engine.determinize(v, random.Random(k))
+        assert engine.view(d, 1) == v
+        labels = [o.label for o in engine.options(d)]
+        assert sorted(labels) == labels and set(labels) <= {"Red", "Blue", "Green"}
+        hands.add(tuple(labels))
+        engine.apply(d, 0)
+    assert len(hands) > 1
