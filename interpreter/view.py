@@ -96,14 +96,15 @@ def _card_locals(prog) -> dict:
         return got
     types = prog.model.types
 
-    def shape(t):
+    def shape(t, looped=False):
+        # A zone or grid value is its key; only a loop over one stores its cards.
         if not t:
             return None
         if t[0] == "card":
             return "card"
-        if t[0] == "zone" or (t[0] == "list" and t[1] and t[1][0] == "card"):
+        if t[0] == "list" and t[1] and t[1][0] == "card":
             return "cards"
-        if t[0] == "grid":
+        if looped and t[0] in ("zone", "grid"):
             return "cards"
         return None
     table = {}
@@ -122,7 +123,7 @@ def _card_locals(prog) -> dict:
             elif op == "call" and r.service == "draw" and r.into:
                 out[r.into] = "card"
             elif op == "loop_init" and r.over == "each":
-                s = shape(types.get(r.source))
+                s = shape(types.get(r.source), looped=True)
                 if s == "cards":
                     out[r.items] = "cards"
                     items_of[r.items] = True

@@ -166,3 +166,34 @@ def test_another_players_choice_among_unseen_cards_is_dealt_again(engines):
         hands.add(tuple(labels))
         engine.apply(d, 0)
     assert len(hands) > 1
+
+
+@pytest.mark.parametrize("ruleset", RULESETS + ["hands"])
+def test_running_bodies_name_cards_by_place_not_by_number(engines, ruleset):
+    """Locals holding cards are written as the card's rank in the walk of the places (zones in
+    order, bottom to top, then grid cells in order), never as its number in the game."""
+    from interpreter.view import _card_locals
+    engine = engines[ruleset]
+    shapes = _card_locals(engine.program)
+    checked = 0
+    for seed in range(6):
+        st = engine.new_game(None, seed)
+        agents = make_agents("random", st.player_count, seed)
+        for _ in range(80):
+            if engine.is_over(st):
+                break
+            walk = [c for cards in st.zones.values() for c in cards]
+            walk += [cells[i] for cells in st.grids.values() for i in sorted(cells)]
+            rank = {c: i for i, c in enumerate(walk)}
+            frames = engine.view(st, 0).skeleton["stack"]
+            for fr, shown in zip(st.stack, frames):
+                for name, shape in shapes.get(fr.proc, {}).items():
+                    if fr.env.get(name) is None:
+                        continue
+                    value = fr.env[name]
+                    want = rank[value] if shape == "card" else [rank[c] for c in value]
+                    assert shown["env"][name] == want
+                    checked += 1
+            engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), None))
+    if ruleset in ("base", "kodama", "duel"):  # their decisions are taken with cards in locals
+        assert checked > 0
