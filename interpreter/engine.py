@@ -157,6 +157,8 @@ class Engine:
     def view(self, st: GameState, player: int) -> View:
         """What `player` (a seat from 0) knows of the game: public state, the cards they see, the
         sizes of the places they do not, and the pending decision's options if it is theirs."""
+        if type(player) is not int or not 0 <= player < st.player_count:
+            raise ValueError(f"no seat {player!r} in a game of {st.player_count}")
         return view(self.program, st, player)
 
     def determinize(self, v: View, rng) -> GameState:

@@ -197,3 +197,43 @@ def test_running_bodies_name_cards_by_place_not_by_number(engines, ruleset):
             engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), None))
     if ruleset in ("base", "kodama", "duel"):  # their decisions are taken with cards in locals
         assert checked > 0
+
+
+GRIDS = """
+game "Mats" { players 2..2 }
+kind Token { value: int }
+zone stock: pile of Token hidden
+grid mat: 2 x 1 of Token private per player
+grid board: 2 x 1 of Token
+round {
+    phase play each p {
+        choose c in [1, 2] by p { }
+    }
+}
+setup {
+    create defs(Token) times 2 into stock
+    shuffle stock
+    for p in players {
+        place top(stock) on p.mat at cell(p.mat, 1, 1)
+    }
+    place top(stock) on board at cell(board, 2, 1)
+}
+"""
+
+
+def test_a_private_grid_is_seen_by_its_owner_and_a_public_one_by_all(tmp_path):
+    rules = tmp_path / "mats.lf"
+    rules.write_text(GRIDS)
+    engine = Engine.load(rules, cards=ROOT / "tests" / "rulesets" / "tiny.toml")
+    st = engine.new_game(2, 3)
+    mine, theirs = engine.view(st, 0).data["grids"], engine.view(st, 1).data["grids"]
+    assert mine["P1.mat"]["(1,1)"] is not None and theirs["P1.mat"] == {"(1,1)": None}
+    assert mine["board"] == theirs["board"] and None not in mine["board"].values()
+    swapped = st.clone()
+    a, b = st.grids["P2.mat"][0], st.zones["stock"][0]
+    assert st.card_def[a] != st.card_def[b]  # seed 3 deals two different cards there
+    swapped.card_def[a], swapped.card_def[b] = st.card_def[b], st.card_def[a]
+    assert engine.view(swapped, 0) == engine.view(st, 0)
+    assert engine.view(swapped, 1) != engine.view(st, 1)
+    d = engine.determinize(engine.view(st, 0), random.Random(1))
+    assert engine.view(d, 0) == engine.view(st, 0)
