@@ -107,6 +107,12 @@ def _card_locals(prog) -> dict:
         if looped and t[0] in ("zone", "grid"):
             return "cards"
         return None
+    # The type of an action's or routine's parameter, from a use of it in the rules.
+    param_types = {}
+    for node, b in prog.model.bindings.items():
+        var = b.decl
+        if b.kind == "local" and getattr(var, "how", None) == "parameter" and node in types:
+            param_types.setdefault(var.site, types[node])
     table = {}
     for name, proc in prog.procs.items():
         out = {}
@@ -129,6 +135,12 @@ def _card_locals(prog) -> dict:
                     items_of[r.items] = True
             elif op == "loop_next" and r.var and r.items in items_of:
                 out[r.var] = "card"
+        if name.startswith("action:"):
+            decl = prog.model.actions.get(name.split(":", 1)[1])
+            for param in decl.params if decl is not None else ():
+                s = shape(param_types.get(param))
+                if s:
+                    out[param.name] = s
         if name.startswith("trigger:"):
             decl = prog.model.triggers[int(name.split(":", 1)[1])]
             if decl.event in ("enter", "place") and proc.params:

@@ -237,3 +237,39 @@ def test_a_private_grid_is_seen_by_its_owner_and_a_public_one_by_all(tmp_path):
     assert engine.view(swapped, 1) != engine.view(st, 1)
     d = engine.determinize(engine.view(st, 0), random.Random(1))
     assert engine.view(d, 0) == engine.view(st, 0)
+
+
+ROUTINE = """
+game "Acts" { players 2..2 }
+kind Token { value: int }
+zone stock: pile of Token hidden
+zone hand: bag of Token private per player
+routine keep(p, c = top(stock)) {
+    choose n in [1, 2] by p { move c to p.hand }
+}
+setup {
+    create defs(Token) times 2 into stock
+    shuffle stock
+}
+round {
+    phase play each p {
+        if count(stock) > 0 {
+            do keep(p, top(stock))
+        }
+    }
+}
+"""
+
+
+def test_a_card_passed_to_a_routine_is_shown_by_its_place(tmp_path):
+    rules = tmp_path / "acts.lf"
+    rules.write_text(ROUTINE)
+    engine = Engine.load(rules, cards=ROOT / "tests" / "rulesets" / "tiny.toml")
+    numbers = set()
+    for seed in range(6):
+        st = engine.new_game(2, seed)
+        numbers.add(st.stack[-1].env["c"])
+        v = engine.view(st, 1)
+        assert v.skeleton["stack"][-1]["env"]["c"] == len(st.zones["stock"]) - 1
+        assert engine.view(engine.determinize(v, random.Random(seed)), 1) == v
+    assert len(numbers) > 1  # the card's number changes with the deal; its place does not
