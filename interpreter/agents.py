@@ -1,4 +1,8 @@
-"""Agents: anything that picks one of the pending decision's options (engine.Option)."""
+"""Agents: anything that picks one of the pending decision's options (engine.Option).
+
+The protocol is `choose(options, view) -> Option`: an agent sees its player's `View` (view.py),
+never the game state. An agent whose class sets `uses_view = False` is given None instead, so that
+agents that ignore the view do not pay for building it."""
 from __future__ import annotations
 
 import random
@@ -10,8 +14,9 @@ class FirstAgent:
     """Always takes the first legal option: a fully predictable opponent for tests."""
 
     name = "first"
+    uses_view = False
 
-    def choose(self, options: list, state):
+    def choose(self, options: list, view):
         """The chosen option."""
         return options[0]
 
@@ -20,11 +25,12 @@ class RandomAgent:
     """Uniform choice among legal options, from its own seeded generator (never the game's)."""
 
     name = "random"
+    uses_view = False
 
     def __init__(self, seed: int, seat: int):
         self.rng = random.Random(seed * 1_000_003 + seat)
 
-    def choose(self, options: list, state):
+    def choose(self, options: list, view):
         """The chosen option."""
         return options[self.rng.randrange(len(options))]
 
@@ -51,7 +57,9 @@ def play(engine, state, agents, sink=None, max_decisions: int | None = None):
     while not engine.is_over(state):
         options = engine.options(state)
         who = state.pending["player"]
-        engine.apply(state, agents[who].choose(options, state), sink)
+        agent = agents[who]
+        view = engine.view(state, who) if getattr(agent, "uses_view", True) else None
+        engine.apply(state, agent.choose(options, view), sink)
         count += 1
         if max_decisions is not None and count >= max_decisions:
             break

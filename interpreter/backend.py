@@ -184,6 +184,13 @@ class ClosureBackend:
         z = self.c.expr(zone)
         return lambda rt, fr: rt.shuffle(z(rt, fr.env))
 
+    def call_reveal(self, r, card, to):
+        c = self.c.expr(card)
+        who = self.expr(to)
+        if who is None:
+            return lambda rt, fr: rt.reveal(c(rt, fr.env), None)
+        return lambda rt, fr: rt.reveal(c(rt, fr.env), who(rt, fr.env))
+
     def call_create(self, r, defs, times, dest, many):
         what = self.c.expr(defs)
         times = self.expr(times) or (lambda rt, env: 1)

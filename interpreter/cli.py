@@ -9,6 +9,7 @@ import argparse
 import os
 import re
 import sys
+from pathlib import Path
 
 from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
 
@@ -16,6 +17,7 @@ from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError
 from .params import ParamError
 from .scenario import run_scenario
+from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -61,6 +63,14 @@ def cmd_check(args) -> int:
     return EXIT_OK
 
 
+def _seat(text: str, players: int) -> int:
+    """A seat from 0, from `P2` or `2`."""
+    t = text.strip().upper().removeprefix("P")
+    if not t.isdigit() or not 1 <= int(t) <= players:
+        raise UsageError(f"--view takes a player from P1 to P{players}, not `{text}`")
+    return int(t) - 1
+
+
 def cmd_run(args) -> int:
     engine = _load(args)
     players = args.players if args.players is not None else engine.model.game.default_players
@@ -72,15 +82,29 @@ def cmd_run(args) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sinks = []
-    trace_file = None
+    files = []
+    viewer = _seat(args.view, players) if args.view else None
     if not args.quiet:
-        sinks.append(TextSink(print, full_state=args.full_state))
-    if args.trace:
+        text = TextSink(print, full_state=args.full_state)
+        sinks.append(text if viewer is None else PlayerSink(engine.program, viewer, text))
+
+    def open_trace(path):
         try:
-            trace_file = open(args.trace, "w", encoding="utf-8")
+            f = open(path, "w", encoding="utf-8")
         except OSError as exc:
-            raise UsageError(f"cannot write the trace file {args.trace}: {exc.strerror}") from None
-        sinks.append(JsonLinesSink(trace_file))
+            raise UsageError(f"cannot write the trace file {path}: {exc.strerror}") from None
+        files.append(f)
+        return JsonLinesSink(f)
+    if args.trace:
+        sinks.append(open_trace(args.trace))
+    if args.trace_per_player:
+        folder = Path(args.trace_per_player)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot make the folder {folder}: {exc.strerror}") from None
+        for p in range(players):
+            sinks.append(PlayerSink(engine.program, p, open_trace(folder / f"P{p + 1}.jsonl")))
 
     def sink(event):
         for s in sinks:
@@ -90,8 +114,8 @@ def cmd_run(args) -> int:
         st = engine.new_game(players, args.seed, sink=sink)
         play(engine, st, agents, sink)
     finally:
-        if trace_file:
-            trace_file.close()
+        for f in files:
+            f.close()
     if args.quiet:
         for line in result_lines(st.result):
             print(line)
@@ -196,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace", help="write the JSON Lines trace to this file")
     r.add_argument("--quiet", action="store_true", help="print only the result")
     r.add_argument("--full-state", action="store_true", help="print the whole state at each round")
+    r.add_argument("--view", metavar="PLAYER", help="print the game as this player (P1, P2...) saw it")
+    r.add_argument("--trace-per-player", metavar="DIR",
+                   help="write one JSON Lines trace per player, as that player saw the game, to DIR/P1.jsonl...")
     r.set_defaults(func=cmd_run)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")

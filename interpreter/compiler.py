@@ -943,6 +943,9 @@ class Compiler:
     def s_Shuffle(self, proc, s):
         self.emit(proc, ir.Call("shuffle", (s.zone,), None, s.span))
 
+    def s_Reveal(self, proc, s):
+        self.emit(proc, ir.Call("reveal", (s.card, s.to), None, s.span))
+
     def s_Create(self, proc, s):
         many = self.t(s.what)[0] == "list"
         self.emit(proc, ir.Call("create", (s.what, s.times, s.dest, many), None, s.span))

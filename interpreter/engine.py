@@ -23,8 +23,10 @@ from .position import Position
 from .program import GridMeta, Program, TrackMeta
 from .runtime import GameError, InternalError, Run
 from .state import GameState
+from .view import View, determinize, view
 
-__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "Option", "Program", "TrackMeta"]
+__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "Option", "Program", "TrackMeta",
+           "View"]
 
 
 class Option(NamedTuple):
@@ -151,6 +153,18 @@ class Engine:
         """Per seat: 1.0 for a winner, 0.0 otherwise; all 0.0 while the game is not over."""
         winners = set(st.result["winners"]) if st.result else set()
         return [1.0 if f"P{p + 1}" in winners else 0.0 for p in range(st.player_count)]
+
+    def view(self, st: GameState, player: int) -> View:
+        """What `player` (a seat from 0) knows of the game: public state, the cards they see, the
+        sizes of the places they do not, and the pending decision's options if it is theirs."""
+        if type(player) is not int or not 0 <= player < st.player_count:
+            raise ValueError(f"no seat {player!r} in a game of {st.player_count}")
+        return view(self.program, st, player)
+
+    def determinize(self, v: View, rng) -> GameState:
+        """A full game that view `v` cannot tell from the real one, every card its player does not
+        see dealt at random (from `rng`, a `random.Random`) among the cards they have not seen."""
+        return determinize(self.program, v, rng)
 
     def clone(self, st: GameState) -> GameState:
         """An independent copy of a game, to play on (a rollout) without touching the original."""

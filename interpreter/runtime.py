@@ -421,6 +421,9 @@ class Run:
             if self.sink is not None:
                 self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
             return False
+        if self.sink is not None:
+            held = st.zones.get(st.loc[card])
+            was_top = held is not None and held[-1] == card
         src = self.st.detach(card)
         if bottom:
             target.insert(0, card)
@@ -428,7 +431,8 @@ class Run:
             target.append(card)
         st.loc[card] = dest
         if self.sink is not None:
-            hidden = self._hidden(dest) and self._hidden(src)
+            # Only a card that no player sees where it was nor where it goes is unnamed here.
+            hidden = self._unseen(src, top=was_top) and self._unseen(dest, top=not bottom)
             data = {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src, "to": dest}
             if bottom:
                 data["bottom"] = True
@@ -439,9 +443,10 @@ class Run:
             self.run_triggers(("enter", zname), [card, owner])
         return True
 
-    def _hidden(self, key: str) -> bool:
+    def _unseen(self, key: str, top: bool) -> bool:
+        """Whether no player sees a card in place `key` (`top`: as its top card)."""
         z = self.model.zones.get(key.split(".")[-1])
-        return z is not None and z.hidden
+        return z is not None and (z.visibility == "hidden" or (z.visibility == "top" and not top))
 
     @staticmethod
     def _owner(key: str):
@@ -506,6 +511,9 @@ class Run:
         the call's chance source gives."""
         st = self.st
         lst = st.zones[key]
+        if st.revealed:  # a shuffled card is no longer known by its place
+            for c in lst:
+                st.revealed.pop(c, None)
         if self.chance is not None:
             if len(lst) > 1:
                 perm = checked(ev := ChanceEvent("shuffle", len(lst), key), self.chance(ev, st))
@@ -516,6 +524,17 @@ class Run:
                 lst[i], lst[j] = lst[j], lst[i]
         if self.sink is not None:
             self.emit("shuffle", {"zone": key, "cards": len(lst)})
+
+    def reveal(self, card, to):
+        """Show a card to player `to` (None: every player); remembered until the card moves."""
+        if card is None:
+            return
+        st = self.st
+        bits = (1 << st.player_count) - 1 if to is None else 1 << to
+        st.revealed[card] = st.revealed.get(card, 0) | bits
+        if self.sink is not None:
+            self.emit("reveal", {"card": self.names[st.card_def[card]], "zone": st.loc[card],
+                                 "to": "all" if to is None else f"P{to + 1}"})
 
     def random_choice(self, values):
         if not values:

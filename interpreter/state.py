@@ -37,7 +37,7 @@ class GameState:
     __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
                  "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",
                  "pending", "result", "seq", "decisions", "steps", "total_steps", "reached",
-                 "zone_limits", "keyed_init", "bounds")
+                 "zone_limits", "keyed_init", "bounds", "revealed")
 
     def __init__(self, player_count: int, seed: int):
         self.player_count = player_count
@@ -67,6 +67,9 @@ class GameState:
         self.zone_limits: dict[str, int] = {}
         self.keyed_init: dict[str, int] = {}
         self.bounds: dict[str, tuple] = {}
+        # Cards shown to players outside the zones they see: card -> a bit per seat. A card forgets
+        # it when it moves or its zone is shuffled (see view.py).
+        self.revealed: dict[int, int] = {}
 
     def next_random(self) -> int:
         """splitmix64: a 64-bit output, advancing the state held in `rng`."""
@@ -88,6 +91,8 @@ class GameState:
         """Take a card out of the zone or grid cell holding it (its `loc` is left for the caller to
         set); return where it was."""
         src = self.loc[card]
+        if self.revealed:
+            self.revealed.pop(card, None)
         if src in self.zones:
             self.zones[src].remove(card)
         else:
@@ -120,6 +125,7 @@ class GameState:
         new.seq, new.decisions, new.steps, new.total_steps = self.seq, self.decisions, self.steps, self.total_steps
         new.reached = {k: list(v) for k, v in self.reached.items()}
         new.zone_limits, new.keyed_init, new.bounds = self.zone_limits, self.keyed_init, self.bounds
+        new.revealed = dict(self.revealed)
         return new
 
     def to_json(self) -> dict:
@@ -137,4 +143,5 @@ class GameState:
             "reached": copy.deepcopy(self.reached),
             "zone_limits": dict(self.zone_limits), "keyed_init": dict(self.keyed_init),
             "bounds": {k: list(v) for k, v in self.bounds.items()},
+            "revealed": {str(k): v for k, v in sorted(self.revealed.items())},
         }

@@ -60,6 +60,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
     if e == "move":
         under = "under " if d.get("bottom") else ""
         return [f"    {d['card']}: {d['from']} -> {under}{d['to']}"]
+    if e == "reveal":
+        return [f"    {d['card']} in {d['zone']} shown to {d['to']}"]
     if e == "place":
         return [f"    {d['card']} placed on {d['grid']} {d['cell']}"]
     if e == "fill":

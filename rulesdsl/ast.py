@@ -197,15 +197,21 @@ class KindDecl:
 
 @node
 class ZoneDecl:
-    """A place that holds cards."""
+    """A place that holds cards. `visibility` says who sees its cards: `public` (everyone),
+    `private` (its owner), `hidden` (nobody; its size is public) or `top` (nobody but the top card)."""
 
     name: str
     shape: str
     kind: str
-    hidden: bool
+    visibility: str
     per_player: bool
     limit: Any
     span: Span
+
+    @property
+    def hidden(self) -> bool:
+        """True when some player may not see its cards."""
+        return self.visibility != "public"
 
 
 @node
@@ -275,6 +281,7 @@ class GridDecl:
     rows: tuple
     span: Span
     edges: tuple = ()  # card fields telling whether an edge links: north, east, south, west
+    visibility: str = "public"  # as a zone's; `top` has no meaning on a grid
 
 
 @node
@@ -473,6 +480,15 @@ class Shuffle:
     """`shuffle zone`."""
 
     zone: Any
+    span: Span
+
+
+@node
+class Reveal:
+    """`reveal card` (to everyone), `reveal card to player`, `look at card by player` (the same)."""
+
+    card: Any
+    to: Any  # None: every player
     span: Span
 
 

@@ -266,6 +266,11 @@ class Checker:
                         not _is_literal(f.default) or isinstance(f.default, A.Name)):
                     self.err(f.default, "a card field default must be a literal value",
                              "card databases are data: write a number, true/false, a text, an enum value or none")
+        for zone in list(self.zones.values()) + list(self.grids.values()):
+            if zone.visibility == "private" and not zone.per_player:
+                what = "zone" if isinstance(zone, A.ZoneDecl) else "grid"
+                self.err(zone, f"{what} `{zone.name}` is `private` but has no owner",
+                         "a private zone is seen by its owner only: add `per player`, or make it `hidden`")
         for zone in self.zones.values():
             self.check_kind_ref(zone.kind, zone)
             if zone.limit is not None:
@@ -645,8 +650,35 @@ class Checker:
         if by is not None:
             self.expect(by, (PLAYER,), "the player who chooses")
 
+    def unseen_zone(self, e):
+        """The declaration of the zone `e` names when nobody may see that zone's cards (`hidden`,
+        or `hidden except top` for anything but its top card), else None: a choice among its cards
+        would show the chooser what no player sees, whoever the chooser is."""
+        decl = None
+        while isinstance(e, A.Filter):  # a filter still offers the zone's cards
+            e = e.coll
+        if isinstance(e, A.Name):
+            decl = self.zones.get(e.id)
+        elif isinstance(e, A.Attr) and self.types.get(e.obj) == PLAYER:
+            decl = self.zones.get(e.name)
+        return decl if decl is not None and decl.visibility in ("hidden", "top") else None
+
+    def check_unseen_choice(self, s, what):
+        decl = self.unseen_zone(s.coll)
+        if decl is not None:
+            self.err(s.coll, f"`{what}` offers the cards of zone `{decl.name}`, which no player may see",
+                     "draw or move the cards to a zone the chooser sees first, or `reveal` them")
+
+    def s_Reveal(self, s):
+        t = self.expr(s.card)
+        if t[0] not in ("card", "any"):
+            self.err(s.card, f"`reveal` shows a card, not {show(t)}")
+        if s.to is not None:
+            self.expect(s.to, (PLAYER,), "the player who sees the card")
+
     def s_ChooseItem(self, s):
         self.check_by(s.by)
+        self.check_unseen_choice(s, "choose")
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
         self.bind(s, s.var, self.elem_type(s.coll))
@@ -654,6 +686,7 @@ class Checker:
 
     def s_Pick(self, s):
         self.check_by(s.by)
+        self.check_unseen_choice(s, "pick")
         self.bind(s, s.var, self.elem_type(s.coll))
         self.expect(s.cost, (INT,), "a cost")
         self.expect(s.budget, (INT,), "a budget")

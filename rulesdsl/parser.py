@@ -250,7 +250,16 @@ class _ToAst(Transformer):
         return "bag"
 
     def zopt_hidden(self, c):
-        return ("hidden", True)
+        return ("visibility", "hidden")
+
+    def zopt_hidden_top(self, c):
+        return ("visibility", "top")
+
+    def zopt_private(self, c):
+        return ("visibility", "private")
+
+    def zopt_public(self, c):
+        return ("visibility", "public")
 
     def zopt_per_player(self, c):
         return ("per_player", True)
@@ -261,7 +270,7 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def zone_decl(self, meta, c):
         opts = dict(c[3:])
-        return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("hidden", False),
+        return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("visibility", "public"),
                           opts.get("per_player", False), opts.get("limit"), self.span(meta))
 
     def counter_map(self, c):
@@ -338,21 +347,24 @@ class _ToAst(Transformer):
             raise _GrammarMisuse(A.Lit(None, self.span(meta)), f"a grid of {w} x {h} cells is more than "
                                  f"the engine allows ({limits.MAX_GRID_CELLS:,} cells)")
         per_player = False
+        visibility = "public"
         parts: dict[str, list] = {k: [] for k in ("cell_field", "line_field", "hole", "at", "column", "row", "edges")}
         for item in c[4:]:
             if item == ("per_player", True):
                 per_player = True
+            elif item[0] == "visibility" and item[1] != "top":
+                visibility = item[1]
             elif item[0] in parts:
                 parts[item[0]].append(item[1])
             else:
-                raise _GrammarMisuse(A.Lit(None, self.span(meta)), "only `per player` is allowed on a grid")
+                raise _GrammarMisuse(A.Lit(None, self.span(meta)), "only `per player`, `public`, `private` and `hidden` are allowed on a grid")
         holes = tuple(cell for group in parts["hole"] for cell in group)
         if len(parts["edges"]) > 1:
             raise _GrammarMisuse(A.Lit(None, self.span(meta)), "a grid has one `edges` line")
         edges = parts["edges"][0] if parts["edges"] else ()
         return A.GridDecl(name, w, h, kind, per_player, tuple(parts["cell_field"]),
                           tuple(parts["line_field"]), holes, tuple(parts["at"]),
-                          tuple(parts["column"]), tuple(parts["row"]), self.span(meta), edges)
+                          tuple(parts["column"]), tuple(parts["row"]), self.span(meta), edges, visibility)
 
     def params(self, c):
         return tuple(c)
@@ -542,6 +554,14 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def shuffle_stmt(self, meta, c):
         return A.Shuffle(c[0], self.span(meta))
+
+    @v_args(meta=True)
+    def reveal_stmt(self, meta, c):
+        return A.Reveal(c[0], c[1], self.span(meta))
+
+    @v_args(meta=True)
+    def look_stmt(self, meta, c):
+        return A.Reveal(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def create_stmt(self, meta, c):

@@ -391,6 +391,11 @@ class Resolver:
     def s_Shuffle(self, s, scope):
         self.expr(s.zone, scope)
 
+    def s_Reveal(self, s, scope):
+        for e in (s.card, s.to):
+            if e is not None:
+                self.expr(e, scope)
+
     def s_Create(self, s, scope):
         for e in (s.what, s.times, s.dest):
             if e is not None:

@@ -7,6 +7,8 @@ _PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, 
          "+": 6, "-": 6, "*": 7, "/": 7, "%": 7}
 
 
+_VISIBILITY = {"public": "", "private": " private", "hidden": " hidden", "top": " hidden except top"}
+
 def expr(e, parent: int = 0) -> str:
     """One expression, parenthesised only where precedence needs it."""
     if isinstance(e, A.Lit):
@@ -80,6 +82,8 @@ def stmt(s, indent: int) -> list[str]:
         return [f"{pad}draw {s.name} from {expr(s.src)}{refill} to {expr(s.dest)}"]
     if t is A.Shuffle:
         return [f"{pad}shuffle {expr(s.zone)}"]
+    if t is A.Reveal:
+        return [f"{pad}reveal {expr(s.card)}" + (f" to {expr(s.to)}" if s.to is not None else "")]
     if t is A.Create:
         times = f" times {expr(s.times)}" if s.times is not None else ""
         return [f"{pad}create {expr(s.what)}{times} into {expr(s.dest)}"]
@@ -180,7 +184,7 @@ def item(d) -> list[str]:
     if t is A.KindDecl:
         return [f"kind {d.name} {{", *("    " + _field(f) for f in d.fields), "}"]
     if t is A.ZoneDecl:
-        opts = (" hidden" if d.hidden else "") + (" per player" if d.per_player else "") + (
+        opts = _VISIBILITY[d.visibility] + (" per player" if d.per_player else "") + (
             f" limit {expr(d.limit)}" if d.limit is not None else "")
         return [f"zone {d.name}: {d.shape} of {d.kind}{opts}"]
     if t is A.CounterDecl:
@@ -196,7 +200,8 @@ def item(d) -> list[str]:
         lines += [f"    at {', '.join(map(str, idx))} {_assigns(a)}" for idx, a in d.spaces]
         return lines + ["}"]
     if t is A.GridDecl:
-        head = f"grid {d.name}: {d.width} x {d.height} of {d.kind}{' per player' if d.per_player else ''}"
+        head = (f"grid {d.name}: {d.width} x {d.height} of {d.kind}{_VISIBILITY[d.visibility]}"
+                f"{' per player' if d.per_player else ''}")
         lines = [f"    cell {_field(f)}" for f in d.cell_fields] + [f"    line {_field(f)}" for f in d.line_fields]
         if d.edges:
             lines.append("    edges " + ", ".join(d.edges))

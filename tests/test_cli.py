@@ -162,3 +162,30 @@ def test_run_header_and_errors_use_singular_and_plural(capsys):
     assert "is played by 2 players, not 3" in capsys.readouterr().err
     assert main(["run", str(ROOT / "rulesets" / "duel.lf"), "--agents", "first,first,first"]) == 2
     assert "3 agents for 2 players" in capsys.readouterr().err
+
+
+HANDS = str(ROOT / "tests" / "rulesets" / "hands.lf")
+
+
+def test_run_view_masks_what_the_player_does_not_see(capsys):
+    assert main(["run", HANDS, "--seed", "2"]) == 0
+    full = capsys.readouterr().out
+    assert main(["run", HANDS, "--seed", "2", "--view", "P1"]) == 0
+    mine = capsys.readouterr().out
+    assert "?: stock -> P2.hand" in mine and "?: stock -> P2.hand" not in full
+    assert "? in stock shown to P2" in mine and "? in stock shown to P2" not in full
+    assert main(["run", HANDS, "--view", "P9"]) == 2
+    assert "--view takes a player from P1 to P2" in capsys.readouterr().err
+
+
+def test_run_writes_one_trace_per_player(tmp_path, capsys):
+    out = tmp_path / "views"
+    assert main(["run", HANDS, "--seed", "2", "--quiet", "--trace-per-player", str(out)]) == 0
+    for me, other in (("P1", "P2"), ("P2", "P1")):
+        events = [json.loads(line) for line in (out / f"{me}.jsonl").read_text().splitlines()]
+        assert "seed" not in events[0]["data"]
+        dealt = [e for e in events if e["event"] == "move" and e["data"]["to"] == f"{other}.hand"
+                 and e["data"]["from"] == "stock"]
+        assert dealt and all(e["data"]["card"] == "?" for e in dealt)
+        reveals = [e for e in events if e["event"] == "reveal" and e["data"]["to"] == me]
+        assert reveals and all(e["data"]["card"] != "?" for e in reveals)

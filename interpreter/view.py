@@ -1,0 +1,351 @@
+"""What one player knows of a game (`view`), and full games consistent with it (`determinize`).
+
+A zone or grid says who sees its cards (`public`, `private` to its owner, `hidden`, or `hidden
+except top`), and a `reveal` shows one card to one player or to all until it moves (state.py keeps
+that in `revealed`). A card is *seen* by a player when its place lets them see it or it was
+revealed to them; every other card is *unseen*.
+
+Leak-freedom. A `View` is built from these facts only: the public values of the state (stage,
+round, phase, turn queue, counters, markers, tracks, thresholds reached, the result, the values
+derived from the player count), the number of cards in every zone and the filled cells of every
+grid, the definition of each seen card, the multiset of the definitions of the unseen cards, and
+the running bodies with their local values. It never holds a card's number in the game (numbers
+are given in creation order, so a number would name the card): every card is written as its
+*handle*, its rank when the zones are walked in declaration order, each from bottom to top, then
+the grids, each by cell. A handle therefore says where a card lies, never which card it is, and
+an unseen card's definition appears only inside the sorted, anonymous multiset. Two states that
+differ only in unseen cards (two unseen cards exchanged, in one zone or across zones of the same
+kind) have the same places, the same seen cards and the same multiset, so the same view. The seed
+and the generator's state are left out (they would let the deal be computed again); another
+player's pending decision among cards the viewer does not all see keeps its prompt only: its
+labels, their order and their number (equal cards are offered once) all follow those cards. What the view cannot hide is what the rules make public: a counter the rules set from an
+unseen card is public because the ruleset declared it so.
+
+`determinize` rebuilds a `GameState` from a view and the program alone: seen cards keep their
+definitions; the unseen ones are dealt uniformly at random, from the caller's `random.Random`, out
+of the unseen multiset, each among the definitions of its zone's kind; the generator of the new
+state is seeded from the same `random.Random`.
+"""
+from __future__ import annotations
+
+import json
+import weakref
+
+from . import present
+from .runtime import Run
+from .state import Frame, GameState
+
+__all__ = ["View", "view", "determinize"]
+
+
+class View:
+    """One player's knowledge of a game: `data` to read (names, counts, placeholders) and an
+    opaque `skeleton` that `determinize` rebuilds a game from. Plain data; compared by `to_json`."""
+
+    __slots__ = ("player", "data", "skeleton")
+
+    def __init__(self, player: int, data: dict, skeleton: dict):
+        self.player = player
+        self.data = data
+        self.skeleton = skeleton
+
+    def to_json(self) -> str:
+        """The view as canonical JSON text: the same knowledge gives the same bytes."""
+        return json.dumps({"player": self.player, "data": self.data, "skeleton": self.skeleton},
+                          sort_keys=True, separators=(",", ":"))
+
+    def __eq__(self, other):
+        return isinstance(other, View) and self.to_json() == other.to_json()
+
+    def __hash__(self):
+        return hash(self.to_json())
+
+    def __repr__(self):
+        return f"View(P{self.player + 1}, round {self.data.get('round')}, phase {self.data.get('phase')})"
+
+
+# ---- who sees what ----------------------------------------------------------------------------
+def _visibility(prog, key: str) -> str:
+    name = key.split(".")[-1]
+    decl = prog.model.zones.get(name) or prog.model.grids.get(name)
+    return decl.visibility if decl is not None else "public"
+
+
+def _owner(key: str):
+    return int(key[1:key.index(".")]) - 1 if "." in key else None
+
+
+def seen_in_place(vis: str, key: str, player: int, top: bool) -> bool:
+    """Whether `player` sees a card in place `key` of visibility `vis` (`top`: it is the top card)."""
+    if vis == "public":
+        return True
+    if vis == "private":
+        return _owner(key) == player
+    return vis == "top" and top
+
+
+# ---- the static types of the locals of each body ----------------------------------------------
+_LOCALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _card_locals(prog) -> dict:
+    """Body name -> {local name: "card" | "cards"}: the locals holding a card or a list of cards,
+    read from the instruction records and the checker's types (only a card's number is hidden)."""
+    got = _LOCALS.get(prog)
+    if got is not None:
+        return got
+    types = prog.model.types
+
+    def shape(t, looped=False):
+        # A zone or grid value is its key; only a loop over one stores its cards.
+        if not t:
+            return None
+        if t[0] == "card":
+            return "card"
+        if t[0] == "list" and t[1] and t[1][0] == "card":
+            return "cards"
+        if looped and t[0] in ("zone", "grid"):
+            return "cards"
+        return None
+    # The type of an action's or routine's parameter, from a use of it in the rules.
+    param_types = {}
+    for node, b in prog.model.bindings.items():
+        var = b.decl
+        if b.kind == "local" and getattr(var, "how", None) == "parameter" and node in types:
+            param_types.setdefault(var.site, types[node])
+    table = {}
+    for name, proc in prog.procs.items():
+        out = {}
+        items_of = {}
+        for r in proc.ir:
+            op = r.op
+            if op == "let":
+                s = shape(types.get(r.value))
+                if s:
+                    out[r.name] = s
+            elif op in ("ask_item", "ask_pick"):
+                if r.elem and r.elem[0] == "card":
+                    out[r.var] = "card"
+            elif op == "call" and r.service == "draw" and r.into:
+                out[r.into] = "card"
+            elif op == "loop_init" and r.over == "each":
+                s = shape(types.get(r.source), looped=True)
+                if s == "cards":
+                    out[r.items] = "cards"
+                    items_of[r.items] = True
+            elif op == "loop_next" and r.var and r.items in items_of:
+                out[r.var] = "card"
+        if name.startswith("action:"):
+            decl = prog.model.actions.get(name.split(":", 1)[1])
+            for param in decl.params if decl is not None else ():
+                s = shape(param_types.get(param))
+                if s:
+                    out[param.name] = s
+        if name.startswith("trigger:"):
+            decl = prog.model.triggers[int(name.split(":", 1)[1])]
+            if decl.event in ("enter", "place") and proc.params:
+                out[proc.params[0][0]] = "card"
+        table[name] = out
+    _LOCALS[prog] = table
+    return table
+
+
+def _map_value(value, shape, handle):
+    if value is None:
+        return None
+    if shape == "card":
+        return handle[value]
+    return [handle[c] for c in value]
+
+
+# ---- the view ---------------------------------------------------------------------------------
+def view(prog, st: GameState, player: int) -> View:
+    """What `player` (a seat from 0) knows of the game in `st`; see the module's docstring."""
+    names = prog.names
+    bit = 1 << player
+    revealed = st.revealed
+    handle = {}
+    defs = []   # per handle: a definition index, or None when unseen
+    mine = []   # handles seen only because they were revealed to this player
+    unseen = []
+    zones_data, zone_sizes = {}, []
+
+    def add(card, seen_here):
+        h = len(defs)
+        handle[card] = h
+        if seen_here or revealed.get(card, 0) & bit:
+            if not seen_here:
+                mine.append(h)
+            defs.append(st.card_def[card])
+            return names[st.card_def[card]]
+        defs.append(None)
+        unseen.append(st.card_def[card])
+        return None
+    for key, cards in st.zones.items():
+        vis = _visibility(prog, key)
+        last = len(cards) - 1
+        zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
+        zone_sizes.append([key, len(cards)])
+    grids_data, grid_cells = {}, []
+    for key, cells in st.grids.items():
+        vis = _visibility(prog, key)
+        width = prog.grid_meta[key.split(".")[-1]].width
+        shown = {}
+        order = sorted(cells)
+        for i in order:
+            shown[present.cell_label(width, i)] = add(cells[i], seen_in_place(vis, key, player, False))
+        grids_data[key] = shown
+        grid_cells.append([key, order])
+    locals_ = _card_locals(prog)
+    stack = []
+    for fr in st.stack:
+        shapes = locals_.get(fr.proc, {})
+        env = {k: (_map_value(v, shapes[k], handle) if k in shapes else v) for k, v in sorted(fr.env.items())}
+        stack.append({"proc": fr.proc, "pc": fr.pc, "env": env, "active": fr.active})
+    pending, pending_data = None, None
+    d = st.pending
+    if d is not None:
+        how = dict(d["how"])
+        elem = how.get("elem") or ("",)
+        cards = "values" in how and elem[0] == "card"
+        if cards:
+            how["values"] = [None if x is None else handle[x] for x in how["values"]]
+        pending_data = {"player": d["player"], "prompt": d["prompt"]}
+        if d["player"] == player:
+            pending_data["options"] = list(d["options"])
+        pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
+        if d["player"] != player and cards and any(x is not None and defs[x] is None for x in how["values"]):
+            # Another player's choice among cards some of which this player does not see: its
+            # labels, their order and even their number (equal cards are offered once) follow
+            # those cards, so none of it is kept; determinize asks the question again.
+            pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
+    public = {
+        "stage": st.stage, "round": st.round, "phase": st.phase, "phase_index": st.phase_index,
+        "queue": list(st.queue), "counters": st.counters, "markers": dict(st.markers),
+        "tracks": st.tracks, "reached": st.reached, "result": st.result,
+    }
+    data = dict(public, player=f"P{player + 1}", zones=zones_data, grids=grids_data, pending=pending_data)
+    skeleton = {
+        "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "defs": defs,
+        "revealed": mine, "unseen": sorted(unseen), "stack": stack, "pending": pending,
+        "seq": st.seq, "decisions": st.decisions, "steps": st.steps, "total_steps": st.total_steps,
+        "zone_limits": st.zone_limits, "keyed_init": st.keyed_init,
+        "bounds": {k: list(v) for k, v in st.bounds.items()},
+    }
+    # One copy through JSON: the view shares nothing with the state, and reads as plain data.
+    return View(player, json.loads(json.dumps(data)), json.loads(json.dumps(skeleton)))
+
+
+# ---- determinize ------------------------------------------------------------------------------
+def determinize(prog, v: View, rng) -> GameState:
+    """A full game consistent with view `v`: its unseen cards dealt at random from `rng`."""
+    sk = v.skeleton
+    st = GameState(sk["player_count"], 0)
+    st.rng = rng.getrandbits(64)
+    pub = v.data
+    st.stage, st.round, st.phase, st.phase_index = pub["stage"], pub["round"], pub["phase"], pub["phase_index"]
+    st.queue = list(pub["queue"])
+    st.counters = json.loads(json.dumps(pub["counters"]))
+    st.markers = dict(pub["markers"])
+    st.tracks = json.loads(json.dumps(pub["tracks"]))
+    st.reached = json.loads(json.dumps(pub["reached"]))
+    st.result = pub["result"]
+    defs = list(sk["defs"])
+    # Deal the unseen definitions: each hole takes one of its zone's kind, uniformly.
+    kind_of = {d.index: d.kind for d in prog.cards.defs}
+    holes_by_kind: dict = {}
+    places = []
+    for key, size in sk["zones"]:
+        places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
+    for key, cells in sk["grids"]:
+        places.append((key, len(cells), prog.model.grids[key.split(".")[-1]].kind))
+    h = 0
+    for key, size, kind in places:
+        for _ in range(size):
+            if defs[h] is None:
+                holes_by_kind.setdefault(kind, []).append(h)
+            h += 1
+    pool_by_kind: dict = {}
+    for d in sk["unseen"]:
+        pool_by_kind.setdefault(kind_of[d], []).append(d)
+    for kind in sorted(holes_by_kind):
+        holes = holes_by_kind[kind]
+        pool = pool_by_kind.get(kind, [])
+        if len(pool) != len(holes):
+            raise ValueError(f"the view's unseen cards do not fill its places of kind {kind}")
+        rng.shuffle(pool)
+        for hole, d in zip(holes, pool):
+            defs[hole] = d
+    st.card_def = defs
+    st.loc = []
+    h = 0
+    for key, size in sk["zones"]:
+        st.zones[key] = list(range(h, h + size))
+        st.loc.extend([key] * size)
+        h += size
+    for key, cells in sk["grids"]:
+        st.grids[key] = {}
+        for c in cells:
+            st.grids[key][c] = h
+            st.loc.append(key)
+            h += 1
+    st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
+    st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
+    st.seq, st.decisions, st.steps, st.total_steps = sk["seq"], sk["decisions"], sk["steps"], sk["total_steps"]
+    st.zone_limits = dict(sk["zone_limits"])
+    st.keyed_init = dict(sk["keyed_init"])
+    st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
+    p = sk["pending"]
+    if p is not None and p.get("ask_again"):
+        # The decision's instruction is the one before the top frame's next one: run it again on
+        # the dealt cards; it asks the same player, with labels made from the cards dealt.
+        st.stack[-1].pc -= 1
+        Run(prog, st).run(st)
+        st.steps = sk["steps"]
+    elif p is not None:
+        st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
+                      "how": dict(p["how"])}
+    return st
+
+
+# ---- one player's trace -----------------------------------------------------------------------
+class PlayerSink:
+    """A sink passing on the events of a run as `player` saw them: names of cards they do not see
+    masked as `?`, other players' reveals hidden, and in `state` events the cards of places they do
+    not see masked (a card revealed to them is masked there too: a trace event carries no state).
+    Another player's choice keeps its labels only when the ruleset has no `private`
+    place, where a choice could offer cards this player does not see."""
+
+    def __init__(self, prog, player: int, inner):
+        self.prog = prog
+        self.player = player
+        self.inner = inner
+        decls = list(prog.model.zones.values()) + list(prog.model.grids.values())
+        self.private = any(d.visibility == "private" for d in decls)
+
+    def _sees(self, key, top: bool) -> bool:
+        return key is None or seen_in_place(_visibility(self.prog, key), key, self.player, top)
+
+    def __call__(self, event: dict):
+        kind, data = event["event"], event["data"]
+        me = f"P{self.player + 1}"
+        if kind == "setup":  # the seed would let the deal be computed again
+            data = {k: v for k, v in data.items() if k != "seed"}
+        # A card leaving a `hidden except top` zone for a place the player does not see is masked:
+        # the event does not say whether it was the top card (set-up may set cards aside unseen).
+        elif kind in ("move", "place") and not (self._sees(data.get("from"), False)
+                                                or self._sees(data.get("to") or data.get("grid"), not data.get("bottom"))):
+            data = dict(data, card="?")
+        elif kind == "reveal" and data["to"] not in ("all", me):
+            data = dict(data, card="?")
+        elif kind == "choice" and event["player"] != me and self.private:
+            data = dict(data, choice="?", options=["?"] * len(data["options"]))
+        elif kind == "state":
+            p, vis = self.player, _visibility
+            zones = {k: [n if seen_in_place(vis(self.prog, k), k, p, i == len(cards) - 1) else "?"
+                         for i, n in enumerate(cards)] for k, cards in data["zones"].items()}
+            grids = {k: {c: n if seen_in_place(vis(self.prog, k), k, p, False) else "?" for c, n in cells.items()}
+                     for k, cells in data["grids"].items()}
+            data = dict(data, zones=zones, grids=grids)
+            data.pop("rng", None)
+        self.inner(dict(event, data=data))
