@@ -1,9 +1,15 @@
-"""Agents: anything that picks one of the pending decision's options (engine.Option)."""
+"""Agents: anything that picks one of the pending decision's options (engine.Option).
+
+An agent has `choose(options, view)`. `random` and `first` look at nothing but the options; the
+bots of `bots/` (`greedy`, `mcts`, with `uses_view` true) are given their player's view."""
 from __future__ import annotations
 
 import random
 
 from rulesdsl.errors import count_of
+
+from .bots import make_bot, parse_agents
+from .bots.views import view as view_of
 
 
 class FirstAgent:
@@ -32,17 +38,24 @@ class RandomAgent:
 AGENTS = {"first": lambda seed, seat: FirstAgent(), "random": RandomAgent}
 
 
-def make_agents(spec: str, players: int, seed: int) -> list:
-    """`random` or `first` for every seat, or one name per seat separated by commas."""
-    names = [s.strip() for s in spec.split(",") if s.strip()]
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise ValueError(f"{count_of(len(names), 'agent')} for {count_of(players, 'player')}")
-    for n in names:
-        if n not in AGENTS:
-            raise ValueError(f"unknown agent `{n}`; agents: {', '.join(sorted(AGENTS))}")
-    return [AGENTS[n](seed, seat) for seat, n in enumerate(names)]
+def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "--agents") -> list:
+    """One agent for every seat, or one per seat separated by commas: `random`, `first`, `greedy`,
+    `mcts` with parameters (`mcts:iterations=400,c=0.7`). The bots need the `engine`. A mistake in
+    the text is a positioned `bots.AgentSpecError`; a count that does not match is a ValueError."""
+    specs = parse_agents(spec, option)
+    if len(specs) == 1:
+        specs = specs * players
+    if len(specs) != players:
+        raise ValueError(f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}")
+    out = []
+    for seat, s in enumerate(specs):
+        if s.name in AGENTS:
+            out.append(AGENTS[s.name](seed, seat))
+        elif engine is None:
+            raise ValueError(f"agent `{s.name}` needs the engine: pass it to make_agents")
+        else:
+            out.append(make_bot(s, engine, seat, seed))
+    return out
 
 
 def play(engine, state, agents, sink=None, max_decisions: int | None = None):
@@ -51,7 +64,9 @@ def play(engine, state, agents, sink=None, max_decisions: int | None = None):
     while not engine.is_over(state):
         options = engine.options(state)
         who = state.pending["player"]
-        engine.apply(state, agents[who].choose(options, state), sink)
+        agent = agents[who]
+        view = view_of(engine, state, who) if getattr(agent, "uses_view", False) else None
+        engine.apply(state, agent.choose(options, view), sink)
         count += 1
         if max_decisions is not None and count >= max_decisions:
             break

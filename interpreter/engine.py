@@ -21,10 +21,10 @@ from rulesdsl.errors import player_range
 
 from .position import Position
 from .program import GridMeta, Program, TrackMeta
-from .runtime import GameError, InternalError, Run
+from .runtime import GameError, InternalError, LimitError, Run
 from .state import GameState
 
-__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "Option", "Program", "TrackMeta"]
+__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option", "Program", "TrackMeta"]
 
 
 class Option(NamedTuple):
