@@ -161,3 +161,15 @@ def test_tournament_command_prints_a_table_and_json(tmp_path, capsys):
     assert pair["games"] == 4 and pair["a_wins"] + pair["b_wins"] + pair["shared"] + pair["unfinished"] == 4
     assert main(["tournament", str(ROOT / "rulesets" / "duel.lf"), "--bots", "mcts:c=x,random"]) == 2
     assert "--bots:1:6: `c` of `mcts` takes a number, not `x`" in capsys.readouterr().err
+
+
+def test_mcts_with_a_time_budget_searches_and_chooses_a_legal_option():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    st = engine.new_game(2, 6)
+    while len(engine.options(st)) < 2:
+        engine.apply(st, 0)
+    who = st.pending["player"]
+    bot = make_agents("mcts:ms=30", 2, 6, engine=engine)[who]
+    options = engine.options(st)
+    assert bot.choose(options, view(engine, st, who)) in options
+    assert bot.last_iterations >= 1
