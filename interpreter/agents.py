@@ -9,6 +9,8 @@ import random
 
 from rulesdsl.errors import count_of
 
+from .bots import make_bot, parse_agents
+
 
 class FirstAgent:
     """Always takes the first legal option: a fully predictable opponent for tests."""
@@ -38,17 +40,24 @@ class RandomAgent:
 AGENTS = {"first": lambda seed, seat: FirstAgent(), "random": RandomAgent}
 
 
-def make_agents(spec: str, players: int, seed: int) -> list:
-    """`random` or `first` for every seat, or one name per seat separated by commas."""
-    names = [s.strip() for s in spec.split(",") if s.strip()]
-    if len(names) == 1:
-        names = names * players
-    if len(names) != players:
-        raise ValueError(f"{count_of(len(names), 'agent')} for {count_of(players, 'player')}")
-    for n in names:
-        if n not in AGENTS:
-            raise ValueError(f"unknown agent `{n}`; agents: {', '.join(sorted(AGENTS))}")
-    return [AGENTS[n](seed, seat) for seat, n in enumerate(names)]
+def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "--agents") -> list:
+    """One agent for every seat, or one per seat separated by commas: `random`, `first`, `greedy`,
+    `mcts` with parameters (`mcts:iterations=400,c=0.7`). The bots need the `engine`. A mistake in
+    the text is a positioned `bots.AgentSpecError`; a count that does not match is a ValueError."""
+    specs = parse_agents(spec, option)
+    if len(specs) == 1:
+        specs = specs * players
+    if len(specs) != players:
+        raise ValueError(f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}")
+    out = []
+    for seat, s in enumerate(specs):
+        if s.name in AGENTS:
+            out.append(AGENTS[s.name](seed, seat))
+        elif engine is None:
+            raise ValueError(f"agent `{s.name}` needs the engine: pass it to make_agents")
+        else:
+            out.append(make_bot(s, engine, seat, seed))
+    return out
 
 
 def play(engine, state, agents, sink=None, max_decisions: int | None = None):

@@ -14,13 +14,21 @@ from pathlib import Path
 from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
 
 from .agents import make_agents, play
-from .engine import Engine, GameError, InternalError
+from .engine import Engine, GameError, InternalError, LimitError
 from .params import ParamError
 from .scenario import run_scenario
 from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class AgentFailure(Exception):
+    """Bots that cannot finish a game (a deterministic bot looping until the game's limit)."""
+
+    def __init__(self, error: GameError, message: str):
+        super().__init__(message)
+        self.error = error
 
 
 class UsageError(Exception):
@@ -78,7 +86,7 @@ def cmd_run(args) -> int:
     if not g.min_players <= players <= g.max_players:
         raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
     try:
-        agents = make_agents(args.agents, players, args.seed)
+        agents = make_agents(args.agents, players, args.seed, engine=engine)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sinks = []
@@ -112,7 +120,17 @@ def cmd_run(args) -> int:
     try:
         print(f"{engine.model.game.name}: {count_of(players, 'player')}, seed {args.seed}, agents {args.agents}")
         st = engine.new_game(players, args.seed, sink=sink)
-        play(engine, st, agents, sink)
+        try:
+            play(engine, st, agents, sink)
+        except LimitError as exc:
+            names = sorted({a.name for a in agents if a.name != "random"})
+            if not names:
+                raise
+            which = ", ".join(f"`{n}`" for n in names)
+            raise AgentFailure(exc, f"the {'agent' if len(names) == 1 else 'agents'} {which} could not finish "
+                                    f"this game ({exc.diagnostic.message}): their choices never end it, the "
+                                    "bot's failure, not the rules'; play it with other agents "
+                                    "(`--agents random` or `mcts`)") from None
     finally:
         for f in files:
             f.close()
@@ -120,6 +138,39 @@ def cmd_run(args) -> int:
         for line in result_lines(st.result):
             print(line)
     print(f"{st.decisions} decisions, {st.round} rounds")
+    return EXIT_OK
+
+
+def cmd_tournament(args) -> int:
+    import json
+
+    from .bots import parse_agents
+    from .tournament import table, tournament
+    engine = _load(args)
+    g = engine.model.game
+    players = args.players if args.players is not None else max(2, g.min_players)
+    if not g.min_players <= players <= g.max_players or players < 2:
+        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}; "
+                         f"a tournament needs at least 2, not {players}")
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    specs = parse_agents(args.bots, "--bots")
+    if len(specs) < 2:
+        raise UsageError("a tournament needs at least two bots: `--bots mcts,random`")
+    bots = [s.text for s in specs]
+    print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, seeds from {args.seed}, "
+          f"seats alternated")
+    results = tournament(engine, bots, args.games, players, args.seed)
+    for line in table(results):
+        print(line)
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"ruleset": args.ruleset, "players": players, "games": args.games, "seed": args.seed,
+                           "bots": bots, "pairs": [r.to_json() for r in results]}, f, indent=2)
+                f.write("\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
     return EXIT_OK
 
 
@@ -216,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(r)
     r.add_argument("--players", type=whole_number)
     r.add_argument("--seed", type=whole_number, default=1)
-    r.add_argument("--agents", default="random", help="random or first, one for all or one per seat: a,b")
+    r.add_argument("--agents", default="random",
+                   help="random, first, greedy or mcts (mcts:iterations=400,c=0.7), one for all or one per seat: a,b")
     r.add_argument("--trace", help="write the JSON Lines trace to this file")
     r.add_argument("--quiet", action="store_true", help="print only the result")
     r.add_argument("--full-state", action="store_true", help="print the whole state at each round")
@@ -224,6 +276,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace-per-player", metavar="DIR",
                    help="write one JSON Lines trace per player, as that player saw the game, to DIR/P1.jsonl...")
     r.set_defaults(func=cmd_run)
+    tr = sub.add_parser("tournament", help="play every pair of bots over N games and print their win rates")
+    common(tr)
+    tr.add_argument("--bots", required=True, help="two or more agents: mcts,greedy,random")
+    tr.add_argument("--games", type=whole_number, default=20, help="games per pair (default 20)")
+    tr.add_argument("--players", type=whole_number)
+    tr.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
+    tr.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    tr.set_defaults(func=cmd_tournament)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
     search(x)
@@ -275,6 +335,9 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)
         return EXIT_STATIC
+    except AgentFailure as exc:
+        print(f"lfdsl: {exc}", file=sys.stderr)
+        return EXIT_RUNTIME
     except InternalError as exc:
         print(f"{exc}", file=sys.stderr)
         print("lfdsl: internal error (a fault of lfdsl, not of the ruleset)", file=sys.stderr)

@@ -21,12 +21,12 @@ from rulesdsl.errors import player_range
 
 from .position import Position
 from .program import GridMeta, Program, TrackMeta
-from .runtime import GameError, InternalError, Run
+from .runtime import GameError, InternalError, LimitError, Run
 from .state import GameState
 from .view import View, determinize, view
 
-__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "Option", "Program", "TrackMeta",
-           "View"]
+__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option", "Program",
+           "TrackMeta", "View"]
 
 
 class Option(NamedTuple):

@@ -93,6 +93,16 @@ class Program:
             self.victory_win = comp.expr(v.win)
             self.victory_rank = comp.expr(v.rank)
             self.victory_reasons = [(comp.expr(c), text) for c, text in v.reasons if text is not None]
+        # Each `win if A >= B` (or `A > B`) of the victory as (A, B): how far a player is from
+        # meeting it, which is what a bot's default evaluation reads (interpreter/bots/evaluation.py).
+        self.victory_thresholds = [] if v is None else [
+            (comp.expr(c.left), comp.expr(c.right)) for c, _ in (v.reasons or ((v.win, None),))
+            if isinstance(c, A.Binary) and c.op in (">=", ">")
+            and model.types.get(c.left) == ("int",) and model.types.get(c.right) == ("int",)]
+        e = model.evaluation
+        # The ruleset's own evaluation: (player variable, named scores, value), or None.
+        self.evaluation = None if e is None else (
+            e.var, [(s.name, comp.expr(s.value)) for s in e.scores], comp.expr(e.value))
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit

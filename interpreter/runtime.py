@@ -26,6 +26,11 @@ class GameError(Exception):
         self.diagnostic = diagnostic
 
 
+class LimitError(GameError):
+    """The game reached one of its bounds (rounds, decisions, steps in all) without ending: the rules
+    may not progress, or the players' choices keep it from ending."""
+
+
 class InternalError(GameError):
     """The engine itself failed (a defect of lfdsl): reported with the rule that was running."""
 
@@ -98,10 +103,11 @@ class Run:
         st.steps = 0
         if st.total_steps > MAX_GAME_STEPS:
             raise self.runtime_error(self.model.round.span, f"the game has taken more than {MAX_GAME_STEPS:,} "
-                                     "steps in all, the most the engine runs for one game")
+                                     "steps in all, the most the engine runs for one game", kind=LimitError)
         if st.decisions > self.prog.decision_limit:
             raise self.runtime_error(self.model.round.span, f"more than {self.prog.decision_limit} decisions in "
-                                     "one game: it does not progress", "raise `decision_limit` in the game block")
+                                     "one game: it does not progress", "raise `decision_limit` in the game block",
+                                     kind=LimitError)
         label = d["options"][choice]
         if self.sink is not None:
             self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
@@ -284,7 +290,8 @@ class Run:
             if st.round > self.prog.round_limit:
                 span = self.model.round.span
                 raise self.runtime_error(span, f"the game did not end within {self.prog.round_limit} rounds",
-                                         "raise `round_limit` in the game block, or check the victory condition")
+                                         "raise `round_limit` in the game block, or check the victory condition",
+                                         kind=LimitError)
             self.emit_state()
         self.begin_phase(st, st.phase_index)
         return True

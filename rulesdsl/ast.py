@@ -379,6 +379,16 @@ class VictoryDecl:
     reasons: tuple = ()
 
 
+@node
+class EvaluateDecl:
+    """A player's standing for bots: named scores, then an integer value (higher is better)."""
+
+    var: str
+    scores: tuple
+    value: Any
+    span: Span
+
+
 # ---- layering ------------------------------------------------------------------------------
 @node
 class FileRef:

@@ -71,6 +71,7 @@ class Model:
     used_actions: frozenset
     types: dict  # expression node -> static type
     bindings: dict  # Name or Call node -> resolver.Binding: what the name stands for
+    evaluation: A.EvaluateDecl | None = None
 
     @property
     def calls(self) -> Mapping:
@@ -139,6 +140,7 @@ class Checker:
         self.setup = None
         self.round = None
         self.victory = None
+        self.evaluation = None
         self.enum_values: set[str] = set()
         self.used_actions: set[str] = set()
         self.given_markers: set[str] = set()
@@ -164,7 +166,7 @@ class Checker:
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
-                     frozenset(self.used_actions), self.types, self.res.bindings)
+                     frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""
@@ -175,7 +177,8 @@ class Checker:
         self.var_types[self.res.var(site, name)] = t
 
     def collect(self):
-        singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
+        singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory",
+                      A.EvaluateDecl: "evaluation"}
         tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
                   A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
                   A.PieceDecl: self.pieces,
@@ -341,6 +344,17 @@ class Checker:
                 if reason is not None and not reason.strip():
                     self.err(cond, "the reason of a win condition is empty", "describe what the player achieved")
             self.expect(v.rank, (INT,), "the ranking")
+        if self.evaluation is not None:
+            e = self.evaluation
+            self.bind(e, e.var, PLAYER)
+            named = {e.var}
+            for s in e.scores:
+                if s.name in named:
+                    self.err(s, f"score `{s.name}` is declared twice")
+                named.add(s.name)
+                self.expect(s.value, (INT,), "a score")
+                self.bind(s, s.name, INT)
+            self.expect(e.value, (INT,), "the evaluation")
         for fn in self.funcs.values():
             if fn not in self.types:
                 # Nothing calls it: check its body for errors, but keep no types, so that a later

@@ -22,7 +22,8 @@ _CATEGORY = {
     A.MarkerDecl: "marker", A.PieceDecl: "piece", A.TrackDecl: "track", A.GridDecl: "grid",
     A.FuncDecl: "def", A.PhaseDecl: "phase",
 }
-_SINGLE = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory"}
+_SINGLE = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory",
+           A.EvaluateDecl: "evaluate"}
 
 
 @attrs.frozen
@@ -56,7 +57,7 @@ def _key(item):
 
 
 def _describe(what, name):
-    return f"{what} `{name}`" if name else f"the {what} block" if what in ("setup", "round", "victory", "game") else what
+    return f"{what} `{name}`" if name else f"the {what} block" if what in ("setup", "round", "victory", "evaluate", "game") else what
 
 
 class _Merger:

@@ -437,6 +437,10 @@ class _ToAst(Transformer):
             win = A.Binary("or", win, cond, cond.span)
         return A.VictoryDecl(str(c[0]), str(c[1]), scores, win, c[-1], self.span(meta), reasons)
 
+    @v_args(meta=True)
+    def evaluate_decl(self, meta, c):
+        return A.EvaluateDecl(str(c[0]), tuple(c[1:-1]), c[-1], self.span(meta))
+
     def win_clause(self, c):
         return (c[0], None if c[1] is None else str(c[1]))
 
@@ -750,7 +754,7 @@ MAX_NESTING = 256
 # Tokens that can only start a top-level declaration: meeting one where a `}` would do means a
 # block above it was left open.
 _ITEM_STARTS = {"GAME", "PARAM", "KIND", "ZONE", "COUNTER", "MARKER", "PIECE", "ROUTINE", "TRACK",
-                "GRID", "DEF", "SETUP", "ROUND", "VICTORY", "EXTENDS", "AMEND"}
+                "GRID", "DEF", "SETUP", "ROUND", "VICTORY", "EVALUATE", "EXTENDS", "AMEND"}
 
 
 _BRACKETS = re.compile(r'"[^"\n]*"|#[^\n]*|[{(\[]|[})\]]')
@@ -872,11 +876,12 @@ def _unclosed(source: str, upto: int) -> str:
 
 
 _BLOCK_HEADS = {"GAME", "KIND", "TRACK", "GRID", "ACTION", "ROUTINE", "SETUP", "ROUND", "PHASE", "ON",
-                "VICTORY", "IF", "ELIF", "ELSE", "FOR", "REPEAT", "WHILE", "CHOOSE", "OPTION", "PICK",
+                "VICTORY", "EVALUATE", "IF", "ELIF", "ELSE", "FOR", "REPEAT", "WHILE", "CHOOSE", "OPTION", "PICK",
                 "STEP", "JUMPING", "PASSING", "AT", "BEFORE", "AFTER", "REPLACE", "FIRST", "LAST"}
 _NAMED = {"KIND": "kind", "TRACK": "track", "GRID": "grid", "ACTION": "action", "ROUTINE": "routine",
           "PHASE": "phase", "OPTION": "option", "STEP": "step"}
-_SINGLE_BLOCKS = {"GAME": "game", "SETUP": "setup", "ROUND": "round", "VICTORY": "victory"}
+_SINGLE_BLOCKS = {"GAME": "game", "SETUP": "setup", "ROUND": "round", "VICTORY": "victory",
+                  "EVALUATE": "evaluate"}
 
 
 def _block_name(tokens, brace: int) -> str:
@@ -884,6 +889,8 @@ def _block_name(tokens, brace: int) -> str:
     before = tokens[max(0, brace - 6):brace]
     if any(t.type == "VICTORY" for t in before):
         return "the victory block"
+    if any(t.type == "EVALUATE" for t in before):
+        return "the evaluate block"
     depth = 0
     for h in range(brace - 1, -1, -1):
         t = tokens[h]

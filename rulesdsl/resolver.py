@@ -106,7 +106,7 @@ _CALLED_ONLY = ("action", "routine", "def")  # declarations found after constant
 class Var:
     """One local variable: its name, how it is introduced and the node that introduces it.
 
-    `how` is one of parameter, phase, trigger, victory, score, let, draw, for, choose, pick, jump,
+    `how` is one of parameter, phase, trigger, victory, evaluate, score, let, draw, for, choose, pick, jump,
     pass, it. Variables compare by identity: two `let`s of one name in different bodies are two
     variables; a `let` that assigns an enclosing variable has no variable of its own.
     """
@@ -351,6 +351,13 @@ class Resolver:
             self._bind(scope, s, s.name, "score")
         self.expr(d.win, scope)
         self.expr(d.rank, scope)
+
+    def d_EvaluateDecl(self, d):
+        scope = self._bind(_Scope(), d, d.var, "evaluate")
+        for s in d.scores:
+            self.expr(s.value, scope)
+            self._bind(scope, s, s.name, "score")
+        self.expr(d.value, scope)
 
     # ---- statements ---------------------------------------------------------------------------
     def block(self, stmts, scope):

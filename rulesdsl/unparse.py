@@ -235,6 +235,9 @@ def item(d) -> list[str]:
         lines += [f"    win if {expr(c)}" + (f' "{r}"' if r is not None else "") for c, r in wins]
         lines += [f"    rank by {expr(d.rank)}"]
         return [f"victory for {d.var} after {d.after} {{", *lines, "}"]
+    if t is A.EvaluateDecl:
+        lines = [f"    score {s.name} = {expr(s.value)}" for s in d.scores]
+        return [f"evaluate for {d.var} {{", *lines, f"    rank by {expr(d.value)}", "}"]
     raise TypeError(t.__name__)
 
 

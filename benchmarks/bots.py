@@ -1,0 +1,124 @@
+"""Strength and speed of the bots: win rates of pairs of bots, mcts milliseconds per decision, and
+game length with mcts in every seat.
+
+    python benchmarks/bots.py                      # 100 games per pair (long: hours on one core)
+    python benchmarks/bots.py --games 20 --jobs 2  # a reduced run on two processes
+    python benchmarks/bots.py --only pairs         # or: speed, rounds
+
+Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
+Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (see
+interpreter/tournament.py). Speed: the median milliseconds of an mcts decision that had a choice
+(decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
+median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from interpreter.agents import make_agents  # noqa: E402
+from interpreter.engine import Engine, LimitError  # noqa: E402
+from interpreter.tournament import median, seat_texts, wilson  # noqa: E402
+
+PAIRS = [("mcts", "random"), ("greedy", "random"), ("mcts", "greedy")]
+RULESETS = [("rulesets/duel.lf", 2), ("rulesets/base.lf", 2)]
+_engines: dict = {}
+
+
+def _engine(ruleset: str) -> Engine:
+    if ruleset not in _engines:
+        _engines[ruleset] = Engine.load(ROOT / ruleset)
+    return _engines[ruleset]
+
+
+def one_game(job) -> dict:
+    """Play one game; return who won, the rounds and the milliseconds of each mcts decision."""
+    ruleset, players, seats, seed = job
+    engine = _engine(ruleset)
+    agents = make_agents(",".join(seats), players, seed, engine=engine)
+    st = engine.new_game(players, seed)
+    ms = []
+    try:
+        while not engine.is_over(st):
+            options = engine.options(st)
+            who = st.pending["player"]
+            agent = agents[who]
+            v = engine.view(st, who) if getattr(agent, "uses_view", False) else None
+            start = time.perf_counter()
+            option = agent.choose(options, v)
+            if agent.name == "mcts" and len(options) > 1:
+                ms.append((time.perf_counter() - start) * 1000)
+            engine.apply(st, option)
+    except LimitError:
+        return {"winners": [], "rounds": st.round, "ms": ms, "unfinished": True}
+    return {"winners": [int(w[1:]) - 1 for w in st.result["winners"]], "rounds": st.round, "ms": ms,
+            "unfinished": False}
+
+
+def run_pair(pool, ruleset, players, a, b, games):
+    jobs = [(ruleset, players, seat_texts(a, b, players, g), g) for g in range(games)]
+    a_score, ms, rounds = 0.0, [], []
+    for g, out in enumerate(pool.map(one_game, jobs)):
+        a_side = {s for s in range(players) if (s % 2 == 0) == (g % 2 == 0)}
+        won = set(out["winners"])
+        if won & a_side and not won - a_side:
+            a_score += 1
+        elif won & a_side or out["unfinished"] or not won:
+            a_score += 0.5
+        ms += out["ms"]
+        rounds.append(out["rounds"])
+    low, high = wilson(a_score, games)
+    return {"ruleset": ruleset, "players": players, "a": a, "b": b, "games": games, "a_score": a_score,
+            "a_rate": round(a_score / games, 3), "interval95": [round(low, 3), round(high, 3)],
+            "median_ms_per_mcts_decision": round(median(ms), 1) if ms else None,
+            "median_rounds": median(rounds)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100, help="games per pair and per configuration")
+    ap.add_argument("--jobs", type=int, default=1, help="processes to play games on")
+    ap.add_argument("--only", choices=["pairs", "rounds"], help="only this part")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = ap.parse_args(argv)
+    rows = []
+    with Pool(args.jobs) as pool:
+        if args.only in (None, "pairs"):
+            for ruleset, players in RULESETS:
+                for a, b in PAIRS:
+                    row = run_pair(pool, ruleset, players, a, b, args.games)
+                    rows.append(row)
+                    if not args.json:
+                        lo, hi = row["interval95"]
+                        print(f"{ruleset:<18} {players}p  {a:>6} vs {b:<6}  {row['a_rate']:6.1%}  "
+                              f"[{lo:.1%}, {hi:.1%}]  mcts ms/decision {row['median_ms_per_mcts_decision']}  "
+                              f"median rounds {row['median_rounds']}", flush=True)
+        if args.only in (None, "rounds"):
+            for players in (2, 3, 4):
+                for spec in ("mcts", "random"):
+                    jobs = [("rulesets/base.lf", players, [spec] * players, g) for g in range(args.games)]
+                    outs = pool.map(one_game, jobs)
+                    row = {"ruleset": "rulesets/base.lf", "players": players, "agents": spec,
+                           "games": args.games, "median_rounds": median([o["rounds"] for o in outs]),
+                           "unfinished": sum(o["unfinished"] for o in outs),
+                           "median_ms_per_mcts_decision": round(median(sum((o["ms"] for o in outs), [])), 1)
+                           if spec == "mcts" else None}
+                    rows.append(row)
+                    if not args.json:
+                        print(f"rulesets/base.lf   {players}p  all {spec:<6}  median rounds {row['median_rounds']}  "
+                              f"unfinished {row['unfinished']}  mcts ms/decision {row['median_ms_per_mcts_decision']}",
+                              flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

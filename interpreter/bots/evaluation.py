@@ -1,0 +1,67 @@
+"""How good a game state is for each player, for the bots: the ruleset's `evaluate` block, or a
+default read from its victory block.
+
+A *standing* is a number per player, higher is better. With an `evaluate for p { ... rank by E }`
+block it is the integer E. Without one it is derived from the victory: each `win if A >= B` (or
+`A > B`) line gives a progress `min(A / B, 1)`; the standing is 0.6 times the best progress plus 0.4
+times the mean one (the player wins on any line, so the nearest threshold weighs most, and the
+others still count). A ruleset with neither has every standing 0: only finished games score.
+
+A *utility* is what a bot maximises, in [0, 1]: 1 for a winner and 0 for a loser once the game is
+over; before that 0.5 plus 0.4 times the player's lead over the best other player, the lead divided
+by the larger of the two standings (1 at least) so that any scale of evaluation works. A single
+player's utility is 0.1 plus 0.8 times their standing divided by (1 + |standing|).
+"""
+from __future__ import annotations
+
+
+class Evaluation:
+    """A program's evaluation: `standings(state)` and `utilities(state)`, one number per seat."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        prog = engine.program
+        self.declared = prog.evaluation
+        self.thresholds = prog.victory_thresholds
+        victory = prog.model.victory
+        self.victory_var = victory.var if victory is not None else None
+        self.victory_scores = prog.victory_scores if victory is not None else []
+
+    def standing(self, st, p: int) -> float:
+        """Player `p`'s standing in `st`."""
+        evaluate = self.engine.evaluate
+        if self.declared is not None:
+            var, scores, value = self.declared
+            env = {var: p}
+            for name, f in scores:
+                env[name] = evaluate(f, st, env)
+            return float(evaluate(value, st, env))
+        if not self.thresholds:
+            return 0.0
+        env = {self.victory_var: p}
+        for name, f in self.victory_scores:
+            env[name] = evaluate(f, st, env)
+        progress = []
+        for left, right in self.thresholds:
+            have, need = evaluate(left, st, env), evaluate(right, st, env)
+            progress.append(1.0 if need <= 0 else max(0.0, min(1.0, have / need)))
+        return 0.6 * max(progress) + 0.4 * sum(progress) / len(progress)
+
+    def standings(self, st) -> list[float]:
+        """Every seat's standing."""
+        return [self.standing(st, p) for p in range(st.player_count)]
+
+    def utilities(self, st) -> list[float]:
+        """Every seat's utility in [0, 1] (see the module's description)."""
+        if st.result is not None:
+            return self.engine.returns(st)
+        s = self.standings(st)
+        n = len(s)
+        if n == 1:
+            return [0.1 + 0.8 * max(0.0, s[0]) / (1.0 + abs(s[0]))]
+        out = []
+        for p in range(n):
+            best_other = max(s[q] for q in range(n) if q != p)
+            scale = max(1.0, abs(s[p]), abs(best_other)) if self.declared is not None else 1.0
+            out.append(0.5 + 0.4 * (s[p] - best_other) / scale)
+        return out

@@ -1,0 +1,117 @@
+"""Information-set Monte Carlo tree search (single observer).
+
+Each iteration draws a determinization of the hidden state consistent with the bot's view, walks
+one shared tree whose edges are option ids (stable across determinizations, see `engine.Option`),
+choosing by UCT among the options legal in that determinization (each child counts how often it was
+available, as in ISMCTS), adds one node, plays on with a random policy for at most `depth` decisions,
+and scores the end with the evaluation (evaluation.py): the game's returns when it is over, the
+utilities otherwise. Every node keeps the total utility of the player who chose the edge into it.
+Random events are drawn by a `Sampler` seeded from the bot's generator, never the game's, so with a
+budget in iterations the bot is deterministic for its seed.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from ..chance import Sampler
+from ..engine import GameError
+from .evaluation import Evaluation
+
+
+class _Node:
+    __slots__ = ("children", "visits", "total", "available")
+
+    def __init__(self):
+        self.children: dict = {}
+        self.visits = 0
+        self.total = 0.0
+        self.available = 1
+
+
+class MctsBot:
+    """ISMCTS over option ids; see the module's description. Parameters: `iterations` per decision,
+    `ms` per decision (a time budget instead, when above 0), `c` the UCT exploration constant,
+    `depth` the most decisions a rollout plays before it is scored."""
+
+    name = "mcts"
+    uses_view = True
+
+    def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
+                 depth: int = 12):
+        self.engine = engine
+        self.seat = seat
+        self.rng = random.Random(seed)
+        self.iterations = iterations
+        self.ms = ms
+        self.c = c
+        self.depth = depth
+        self.evaluation = Evaluation(engine)
+        self.last_iterations = 0
+
+    def choose(self, options: list, view):
+        """The chosen option: the most visited at the root (ties: the first in the options' order)."""
+        if len(options) == 1:
+            return options[0]
+        root = _Node()
+        deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
+        done = 0
+        while True:
+            if deadline is None:
+                if done >= self.iterations:
+                    break
+            elif done > 0 and time.perf_counter() >= deadline:
+                break
+            self._iterate(root, view)
+            done += 1
+        self.last_iterations = done
+        best = max(options, key=lambda o: (root.children[o.id].visits if o.id in root.children else -1,
+                                           -o.index))
+        return best
+
+    def _iterate(self, root: _Node, view) -> None:
+        engine, rng = self.engine, self.rng
+        st = engine.determinize(view, rng)
+        chance = Sampler(rng.getrandbits(64))
+        node, path = root, []  # path: (node, the seat that chose the edge into it)
+        try:
+            while st.result is None:
+                options = engine.options(st)
+                mover = st.pending["player"]
+                children = node.children
+                untried = [o for o in options if o.id not in children]
+                if untried:
+                    option = untried[rng.randrange(len(untried))]
+                    for o in options:
+                        if o.id in children:
+                            children[o.id].available += 1
+                    child = children[option.id] = _Node()
+                    path.append((child, mover))
+                    engine.apply(st, option.index, chance=chance)
+                    break
+                c, best, best_score = self.c, None, -1.0
+                for o in options:
+                    ch = children[o.id]
+                    ch.available += 1
+                    score = ch.total / ch.visits + c * math.sqrt(math.log(ch.available) / ch.visits)
+                    if score > best_score:
+                        best, best_score = o, score
+                node = children[best.id]
+                path.append((node, mover))
+                engine.apply(st, best.index, chance=chance)
+            for _ in range(self.depth):
+                if st.result is not None:
+                    break
+                n = len(st.pending["options"])
+                engine.apply(st, rng.randrange(n), chance=chance)
+            utilities = self.evaluation.utilities(st)
+        except GameError:
+            # A limit reached (or a rule failing) inside the search: score what the state shows.
+            try:
+                utilities = self.evaluation.utilities(st)
+            except GameError:
+                utilities = [0.5] * st.player_count
+        for node, mover in path:
+            node.visits += 1
+            node.total += utilities[mover]
