@@ -3,13 +3,16 @@ game length with mcts in every seat.
 
     python benchmarks/bots.py                      # 100 games per pair (long: hours on one core)
     python benchmarks/bots.py --games 20 --jobs 2  # a reduced run on two processes
-    python benchmarks/bots.py --only pairs         # or: speed, rounds
+    python benchmarks/bots.py --only pairs         # or: rounds, solo
+    python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
 Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (see
 interpreter/tournament.py). Speed: the median milliseconds of an mcts decision that had a choice
 (decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
 median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
+Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9, with Wilson 95% intervals. `--mcts` gives
+the mcts specification used everywhere (default: `mcts`, its default settings).
 """
 from __future__ import annotations
 
@@ -32,16 +35,17 @@ RULESETS = [("rulesets/duel.lf", 2), ("rulesets/base.lf", 2)]
 _engines: dict = {}
 
 
-def _engine(ruleset: str) -> Engine:
-    if ruleset not in _engines:
-        _engines[ruleset] = Engine.load(ROOT / ruleset)
-    return _engines[ruleset]
+def _engine(ruleset: str, params=None) -> Engine:
+    key = (ruleset, tuple(sorted((params or {}).items())))
+    if key not in _engines:
+        _engines[key] = Engine.load(ROOT / ruleset, params=params)
+    return _engines[key]
 
 
 def one_game(job) -> dict:
     """Play one game; return who won, the rounds and the milliseconds of each mcts decision."""
-    ruleset, players, seats, seed = job
-    engine = _engine(ruleset)
+    ruleset, players, seats, seed = job[:4]
+    engine = _engine(ruleset, job[4] if len(job) > 4 else None)
     agents = make_agents(",".join(seats), players, seed, engine=engine)
     st = engine.new_game(players, seed)
     ms = []
@@ -53,7 +57,7 @@ def one_game(job) -> dict:
             v = engine.view(st, who) if getattr(agent, "uses_view", False) else None
             start = time.perf_counter()
             option = agent.choose(options, v)
-            if agent.name == "mcts" and len(options) > 1:
+            if getattr(agent, "name", "") == "mcts" and len(options) > 1:
                 ms.append((time.perf_counter() - start) * 1000)
             engine.apply(st, option)
     except LimitError:
@@ -85,7 +89,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100, help="games per pair and per configuration")
     ap.add_argument("--jobs", type=int, default=1, help="processes to play games on")
-    ap.add_argument("--only", choices=["pairs", "rounds"], help="only this part")
+    ap.add_argument("--only", choices=["pairs", "rounds", "solo"], help="only this part")
+    ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its defaults)")
+    ap.add_argument("--players", default="2,3,4", help="player counts of the rounds part")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args(argv)
     rows = []
@@ -93,6 +99,7 @@ def main(argv=None) -> int:
         if args.only in (None, "pairs"):
             for ruleset, players in RULESETS:
                 for a, b in PAIRS:
+                    a, b = (args.mcts if x == "mcts" else x for x in (a, b))
                     row = run_pair(pool, ruleset, players, a, b, args.games)
                     rows.append(row)
                     if not args.json:
@@ -101,20 +108,36 @@ def main(argv=None) -> int:
                               f"[{lo:.1%}, {hi:.1%}]  mcts ms/decision {row['median_ms_per_mcts_decision']}  "
                               f"median rounds {row['median_rounds']}", flush=True)
         if args.only in (None, "rounds"):
-            for players in (2, 3, 4):
-                for spec in ("mcts", "random"):
+            for players in (int(n) for n in args.players.split(",")):
+                for spec in (args.mcts, "random"):
                     jobs = [("rulesets/base.lf", players, [spec] * players, g) for g in range(args.games)]
                     outs = pool.map(one_game, jobs)
                     row = {"ruleset": "rulesets/base.lf", "players": players, "agents": spec,
                            "games": args.games, "median_rounds": median([o["rounds"] for o in outs]),
                            "unfinished": sum(o["unfinished"] for o in outs),
                            "median_ms_per_mcts_decision": round(median(sum((o["ms"] for o in outs), [])), 1)
-                           if spec == "mcts" else None}
+                           if spec != "random" else None}
                     rows.append(row)
                     if not args.json:
                         print(f"rulesets/base.lf   {players}p  all {spec:<6}  median rounds {row['median_rounds']}  "
                               f"unfinished {row['unfinished']}  mcts ms/decision {row['median_ms_per_mcts_decision']}",
                               flush=True)
+        if args.only in (None, "solo"):
+            for level in (1, 3, 5, 7, 9):
+                jobs = [("rulesets/solo.lf", 1, [args.mcts], g, {"difficulty": str(level)}) for g in range(args.games)]
+                outs = pool.map(one_game, jobs)
+                wins = sum(bool(o["winners"]) for o in outs)
+                low, high = wilson(wins, args.games)
+                row = {"ruleset": "rulesets/solo.lf", "difficulty": level, "agents": args.mcts, "games": args.games,
+                       "wins": wins, "win_rate": round(wins / args.games, 3), "interval95": [round(low, 3), round(high, 3)],
+                       "median_rounds": median([o["rounds"] for o in outs]),
+                       "unfinished": sum(o["unfinished"] for o in outs),
+                       "median_ms_per_mcts_decision": round(median(sum((o["ms"] for o in outs), [])), 1)}
+                rows.append(row)
+                if not args.json:
+                    print(f"rulesets/solo.lf   difficulty {level}  {args.mcts}  won {wins}/{args.games}  "
+                          f"{wins / args.games:.1%} [{low:.1%}, {high:.1%}]  median rounds {row['median_rounds']}  "
+                          f"mcts ms/decision {row['median_ms_per_mcts_decision']}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

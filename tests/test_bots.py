@@ -172,3 +172,79 @@ def test_mcts_with_a_time_budget_searches_and_chooses_a_legal_option():
     options = engine.options(st)
     assert bot.choose(options, engine.view(st, who)) in options
     assert bot.last_iterations >= 1
+
+
+# ---- a bot reads only its player's view -------------------------------------------------------
+def _hidden_shuffled(engine, st, player, rng):
+    """`st` with every card `player` does not see dealt again at random among the same places:
+    the deck orders, the other players' hands, the face-down piles; what `player` sees is kept."""
+    from interpreter.view import _visibility, seen_in_place
+    by_kind: dict = {}
+    for key, cards in st.zones.items():
+        vis = _visibility(engine.program, key)
+        for i, c in enumerate(cards):
+            if not seen_in_place(vis, key, player, i == len(cards) - 1) and not st.revealed.get(c, 0) & (1 << player):
+                by_kind.setdefault(engine.program.cards.defs[st.card_def[c]].kind, []).append(c)
+    out = st.clone()
+    for cards in by_kind.values():
+        defs = [st.card_def[c] for c in cards]
+        rng.shuffle(defs)
+        for c, d in zip(cards, defs):
+            out.card_def[c] = d
+    return out
+
+
+def _a_hidden_decision(engine, players, seed):
+    """A game played at random until its pending player has a choice and does not see some cards
+    that differ (so that dealing them again changes the game)."""
+    import random
+    rng = random.Random(seed)
+    st = engine.new_game(players, seed)
+    agents = make_agents("random", players, seed)
+    while not engine.is_over(st):
+        who = st.pending["player"]
+        if len(engine.options(st)) > 1 and rng.random() < 0.3:
+            other = _hidden_shuffled(engine, st, who, random.Random(seed + 1))
+            if other.card_def != st.card_def and engine.view(other, who) == engine.view(st, who):
+                return st, other, who
+        engine.apply(st, agents[who].choose(engine.options(st), None))
+    raise AssertionError("no decision with hidden cards in this game")
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=30,depth=6"])
+@pytest.mark.parametrize("ruleset, players", [("rulesets/base.lf", 2), ("rulesets/duel.lf", 2),
+                                              ("rulesets/kodama.lf", 3), ("rulesets/solo.lf", 1),
+                                              ("tests/rulesets/hands.lf", 2)])
+def test_a_bot_decides_the_same_whatever_the_cards_its_player_cannot_see(ruleset, players, spec):
+    # The deck orders, the face-down piles and the other players' hands are dealt again; for every
+    # bot seed the bot makes the same decision in both games, so its distribution of decisions over
+    # seeds is the same: it cannot have read a card its player does not see.
+    engine = Engine.load(ROOT / ruleset)
+    for seed in (1, 2):
+        st, other, who = _a_hidden_decision(engine, players, seed)
+        decisions = []
+        for game in (st, other):
+            chosen = []
+            for bot_seed in range(6):
+                bot = make_agents(spec, players, bot_seed, engine=engine)[who]
+                chosen.append(bot.choose(engine.options(game), engine.view(game, who)).id)
+            decisions.append(chosen)
+        assert decisions[0] == decisions[1]
+
+
+def test_the_leak_test_would_see_a_bot_that_reads_the_deck():
+    # The same comparison with a bot that decides from the real game (its decision a function of
+    # the whole state, deck order included): dealing the hidden cards again changes its decisions,
+    # so the comparison above can fail.
+    import json
+    import zlib
+
+    def cheat(game, options):
+        return options[zlib.crc32(json.dumps(game.to_json(), sort_keys=True).encode()) % len(options)].id
+
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    differ = 0
+    for seed in range(1, 7):
+        st, other, who = _a_hidden_decision(engine, 2, seed)
+        differ += cheat(st, engine.options(st)) != cheat(other, engine.options(other))
+    assert differ >= 2

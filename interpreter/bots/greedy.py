@@ -1,4 +1,5 @@
-"""The greedy bot: one move of lookahead on the evaluation (evaluation.py)."""
+"""The greedy bot: one move of lookahead on the evaluation (evaluation.py), a move being the run of
+decisions its player makes before another player's turn (an action and the choices it asks for)."""
 from __future__ import annotations
 
 import random
@@ -6,38 +7,45 @@ import random
 from ..chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
+from .lookahead import finish_move
 
 
 class GreedyBot:
     """For each option: apply it to a copy of a determinization of the view, its random events drawn
-    by a `Sampler` of the bot's own, and take the option whose result has the best utility for the
-    bot's player; equal utilities are broken by the bot's own generator."""
+    by a `Sampler` of the bot's own; while the bot's player is still the one to decide (at most
+    `follow` more decisions), take the best next option by one-step lookahead (lookahead.py); score
+    the result by the bot's utility. The option with the best score is chosen; equal scores are
+    broken by the bot's own generator. Following the player's own next decisions lets an option
+    whose worth shows only after its sub-choices (an action that then asks which card) be judged by
+    its outcome. Every option meets the same random events (one seed for all)."""
 
     name = "greedy"
     uses_view = True
 
-    def __init__(self, engine, seat: int, seed: int):
+    def __init__(self, engine, seat: int, seed: int, follow: int = 4):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
+        self.follow = follow
         self.evaluation = Evaluation(engine)
 
     def choose(self, options: list, view):
         """The chosen option."""
         if len(options) == 1:
             return options[0]
-        engine = self.engine
+        engine, seat, evaluation = self.engine, self.seat, self.evaluation
         base = engine.determinize(view, self.rng)
-        best, chosen = None, []
+        luck = self.rng.getrandbits(64)
+        scores = []
         for option in options:
             st = engine.clone(base)
+            chance = Sampler(luck)
             try:
-                engine.apply(st, option.index, chance=Sampler(self.rng.getrandbits(64)))
-                value = self.evaluation.utilities(st)[self.seat]
+                engine.apply(st, option.index, chance=chance)
+                finish_move(engine, evaluation, st, seat, self.follow, chance, luck + 1)
+                scores.append(evaluation.utilities(st)[seat])
             except GameError:
-                value = -1.0  # an option after which the rules fail is the worst one
-            if best is None or value > best + 1e-12:
-                best, chosen = value, [option]
-            elif abs(value - best) <= 1e-12:
-                chosen.append(option)
+                scores.append(-1.0)  # an option after which the rules fail is the worst one
+        best = max(scores)
+        chosen = [o for o, s in zip(options, scores) if s >= best - 1e-12]
         return chosen[self.rng.randrange(len(chosen))]

@@ -18,6 +18,7 @@ import time
 from ..chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
+from .lookahead import finish_move
 
 
 class _Node:
@@ -39,7 +40,7 @@ class MctsBot:
     uses_view = True
 
     def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
-                 depth: int = 12):
+                 depth: int = 0, follow: int = 4):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
@@ -47,6 +48,7 @@ class MctsBot:
         self.ms = ms
         self.c = c
         self.depth = depth
+        self.follow = follow
         self.evaluation = Evaluation(engine)
         self.last_iterations = 0
 
@@ -55,6 +57,7 @@ class MctsBot:
         if len(options) == 1:
             return options[0]
         root = _Node()
+        self.low, self.high = 1.0, 0.0  # the range of the utilities backed up in this search
         deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
         done = 0
         while True:
@@ -90,11 +93,15 @@ class MctsBot:
                     path.append((child, mover))
                     engine.apply(st, option.index, chance=chance)
                     break
-                c, best, best_score = self.c, None, -1.0
+                c, best, best_score = self.c, None, -math.inf
+                low, spread = self.low, self.high - self.low
                 for o in options:
                     ch = children[o.id]
                     ch.available += 1
-                    score = ch.total / ch.visits + c * math.sqrt(math.log(ch.available) / ch.visits)
+                    mean = ch.total / ch.visits
+                    if spread > 1e-9:
+                        mean = (mean - low) / spread
+                    score = mean + c * math.sqrt(math.log(ch.available) / ch.visits)
                     if score > best_score:
                         best, best_score = o, score
                 node = children[best.id]
@@ -105,6 +112,8 @@ class MctsBot:
                     break
                 n = len(st.pending["options"])
                 engine.apply(st, rng.randrange(n), chance=chance)
+            if path and self.follow:
+                finish_move(engine, self.evaluation, st, path[-1][1], self.follow, chance, rng.getrandbits(64))
             utilities = self.evaluation.utilities(st)
         except GameError:
             # A limit reached (or a rule failing) inside the search: score what the state shows.
@@ -112,6 +121,11 @@ class MctsBot:
                 utilities = self.evaluation.utilities(st)
             except GameError:
                 utilities = [0.5] * st.player_count
+        for u in utilities:
+            if u < self.low:
+                self.low = u
+            if u > self.high:
+                self.high = u
         for node, mover in path:
             node.visits += 1
             node.total += utilities[mover]

@@ -32,12 +32,15 @@ class AgentSpec:
 PARAMETERS = {
     "first": {},
     "random": {},
-    "greedy": {},
+    "greedy": {
+        "follow": (int, 4, 0, "own decisions after the option followed by the one-step rule before it is scored"),
+    },
     "mcts": {
         "iterations": (int, 200, 1, "search iterations per decision"),
         "ms": (int, 0, 0, "milliseconds per decision instead of iterations (0: use iterations)"),
         "c": (float, 0.7, 0.0, "UCT exploration constant"),
-        "depth": (int, 12, 0, "decisions a rollout plays before the evaluation scores it"),
+        "depth": (int, 0, 0, "random decisions a rollout plays before the evaluation scores it"),
+        "follow": (int, 4, 0, "own decisions after a new node finished by one-step lookahead before scoring"),
     },
 }
 
