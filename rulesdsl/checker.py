@@ -244,6 +244,18 @@ class Checker:
                 self.enum_values.update(f.type.values)
 
     # -- bodies
+    def check_scores(self, block):
+        """Bind a victory or evaluate block's player and check its `score` lines, each an integer
+        named once."""
+        self.bind(block, block.var, PLAYER)
+        named = {block.var}
+        for s in block.scores:
+            if s.name in named:
+                self.err(s, f"score `{s.name}` is declared twice")
+            named.add(s.name)
+            self.expect(s.value, (INT,), "a score")
+            self.bind(s, s.name, INT)
+
     def check_bodies(self):
         self.res = Resolver(self.p).program(self.p)
         order = list(self.params)
@@ -331,14 +343,7 @@ class Checker:
             if v.after not in phases:
                 self.err(v, f"victory is checked after `{v.after}`, which is not a phase of the round",
                          suggest(v.after, phases))
-            self.bind(v, v.var, PLAYER)
-            named = {v.var}
-            for s in v.scores:
-                if s.name in named:
-                    self.err(s, f"score `{s.name}` is declared twice")
-                named.add(s.name)
-                self.expect(s.value, (INT,), "a score")
-                self.bind(s, s.name, INT)
+            self.check_scores(v)
             self.expect(v.win, (BOOL,), "the win condition")
             for cond, reason in v.reasons:
                 if reason is not None and not reason.strip():
@@ -346,14 +351,7 @@ class Checker:
             self.expect(v.rank, (INT,), "the ranking")
         if self.evaluation is not None:
             e = self.evaluation
-            self.bind(e, e.var, PLAYER)
-            named = {e.var}
-            for s in e.scores:
-                if s.name in named:
-                    self.err(s, f"score `{s.name}` is declared twice")
-                named.add(s.name)
-                self.expect(s.value, (INT,), "a score")
-                self.bind(s, s.name, INT)
+            self.check_scores(e)
             self.expect(e.value, (INT,), "the evaluation")
         for fn in self.funcs.values():
             if fn not in self.types:

@@ -344,20 +344,21 @@ class Resolver:
             self.expr(d.cond, scope)
         self.block(d.body, scope)
 
-    def d_VictoryDecl(self, d):
-        scope = self._bind(_Scope(), d, d.var, "victory")
+    def _scores(self, d, what: str):
+        """The scope of a victory or evaluate block: its player, then each `score` in order."""
+        scope = self._bind(_Scope(), d, d.var, what)
         for s in d.scores:
             self.expr(s.value, scope)
             self._bind(scope, s, s.name, "score")
+        return scope
+
+    def d_VictoryDecl(self, d):
+        scope = self._scores(d, "victory")
         self.expr(d.win, scope)
         self.expr(d.rank, scope)
 
     def d_EvaluateDecl(self, d):
-        scope = self._bind(_Scope(), d, d.var, "evaluate")
-        for s in d.scores:
-            self.expr(s.value, scope)
-            self._bind(scope, s, s.name, "score")
-        self.expr(d.value, scope)
+        self.expr(d.value, self._scores(d, "evaluate"))
 
     # ---- statements ---------------------------------------------------------------------------
     def block(self, stmts, scope):

@@ -2,7 +2,7 @@
 
 They stand above the engine: they import it, it never imports them. A bot has
 `choose(options, view) -> Option`, where `options` are the engine's options for the pending decision
-and `view` what the bot's player sees (views.py); it plans on determinizations of that view, with
+and `view` what the bot's player sees (`Engine.view`); it plans on determinizations of that view, with
 random generators of its own. See docs/agents.md.
 """
 from __future__ import annotations

@@ -3,8 +3,10 @@
 Each iteration draws a determinization of the hidden state consistent with the bot's view, walks
 one shared tree whose edges are option ids (stable across determinizations, see `engine.Option`),
 choosing by UCT among the options legal in that determinization (each child counts how often it was
-available, as in ISMCTS), adds one node, plays on with a random policy for at most `depth` decisions,
-and scores the end with the evaluation (evaluation.py): the game's returns when it is over, the
+available, as in ISMCTS, on values normalised to the range seen in the search), adds one node, plays
+on with a random policy for at most `depth` decisions (none by default), finishes the move of the
+player who chose the new edge by one-step lookahead (lookahead.py, at most `follow` decisions), and
+scores the end with the evaluation (evaluation.py): the game's returns when it is over, the
 utilities otherwise. Every node keeps the total utility of the player who chose the edge into it.
 Random events are drawn by a `Sampler` seeded from the bot's generator, never the game's, so with a
 budget in iterations the bot is deterministic for its seed.
