@@ -41,12 +41,14 @@ class ClosureBackend:
         return self.c.expr(e) if e is not None else None
 
     # ---- control ------------------------------------------------------------------------------
-    def b_Jump(self, r):
-        target = r.target
-
+    @staticmethod
+    def _goto(target: int):
         def jmp(rt, fr):
             fr.pc = target
         return jmp
+
+    def b_Jump(self, r):
+        return self._goto(r.target)
 
     def b_Branch(self, r):
         c = self.c.expr(r.cond)
@@ -58,11 +60,7 @@ class ClosureBackend:
         return test
 
     def b_Return(self, r):
-        end = self.size
-
-        def ret(rt, fr):
-            fr.pc = end
-        return ret
+        return self._goto(self.size)
 
     def b_Let(self, r):
         f = self.c.expr(r.value)

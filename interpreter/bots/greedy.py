@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import random
 
-from ..chance import Sampler
-from ..engine import GameError
 from .evaluation import Evaluation
-from .lookahead import finish_move
+from .lookahead import after
 
 
 class GreedyBot:
@@ -33,19 +31,9 @@ class GreedyBot:
         """The chosen option."""
         if len(options) == 1:
             return options[0]
-        engine, seat, evaluation = self.engine, self.seat, self.evaluation
-        base = engine.determinize(view, self.rng)
+        base = self.engine.determinize(view, self.rng)
         luck = self.rng.getrandbits(64)
-        scores = []
-        for option in options:
-            st = engine.clone(base)
-            chance = Sampler(luck)
-            try:
-                engine.apply(st, option.index, chance=chance)
-                finish_move(engine, evaluation, st, seat, self.follow, chance, luck + 1)
-                scores.append(evaluation.utilities(st)[seat])
-            except GameError:
-                scores.append(-1.0)  # an option after which the rules fail is the worst one
+        scores = [after(self.engine, self.evaluation, base, o.index, self.seat, luck, self.follow) for o in options]
         best = max(scores)
         chosen = [o for o, s in zip(options, scores) if s >= best - 1e-12]
         return chosen[self.rng.randrange(len(chosen))]

@@ -6,12 +6,14 @@ from ..chance import Sampler
 from ..engine import GameError
 
 
-def after(engine, evaluation, st, index: int, seat: int, luck: int) -> float:
-    """`seat`'s utility after option `index` of `st` (on a copy; its random events drawn from
-    `luck`), -1 when the rules fail after it."""
+def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int = 0) -> float:
+    """`seat`'s utility after option `index` of `st` and, when `follow` > 0, the rest of `seat`'s
+    move (`finish_move`), on a copy, its random events drawn from `luck`; -1 when the rules fail."""
     copy = engine.clone(st)
+    chance = Sampler(luck)
     try:
-        engine.apply(copy, index, chance=Sampler(luck))
+        engine.apply(copy, index, chance=chance)
+        finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1)
         return evaluation.utilities(copy)[seat]
     except GameError:
         return -1.0
