@@ -265,3 +265,34 @@ def test_greedy_that_finishes_its_move_ends_base_games_sooner():
     plain = [rounds("greedy:follow=0", seed) for seed in (1, 2, 3)]
     finishing = [rounds("greedy", seed) for seed in (1, 2, 3)]
     assert median(finishing) <= 20 < median(plain), (finishing, plain)
+
+
+def test_following_a_move_stops_where_the_phase_ends():
+    # In a game of one player every decision is theirs: without the bound, following "the move"
+    # would play on through the round's end. It stops when the phase or the round changes.
+    from interpreter.bots.evaluation import Evaluation as Ev
+    from interpreter.bots.lookahead import finish_move, where
+    from interpreter.chance import Sampler
+    engine = Engine.load(ROOT / "rulesets" / "solo.lf")
+    st = engine.new_game(1, 3)
+    at = where(st)
+    finish_move(engine, Ev(engine), st, 0, 1000, Sampler(1), 2, at)
+    assert st.result is None and st.round == at[0] and st.phase_index == at[1] + 1
+
+
+def test_a_single_player_is_judged_against_where_the_decision_started():
+    # One player has no rival to lead; against an anchor (the standing at the decision), what an
+    # option changes is not squashed into the last digits of a utility near 0.9.
+    engine = Engine.load(ROOT / "rulesets" / "solo.lf")
+    ev = Evaluation(engine)
+    st = engine.new_game(1, 3)
+    unanchored = ev.utilities(st)[0]
+    ev.anchor(st)
+    assert ev.utilities(st) == [0.5]
+    for option in engine.options(st):
+        after = engine.clone(st)
+        engine.apply(after, option)
+        change = ev.standing(after, 0) - ev.standing(st, 0)
+        u = ev.utilities(after)[0]
+        assert (u > 0.5) == (change > 0) and (u < 0.5) == (change < 0)
+    assert unanchored > 0.85  # the squashed scale the anchor replaces

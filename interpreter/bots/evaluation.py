@@ -10,7 +10,10 @@ others still count). A ruleset with neither has every standing 0: only finished 
 A *utility* is what a bot maximises, in [0, 1]: 1 for a winner and 0 for a loser once the game is
 over; before that 0.5 plus 0.4 times the player's lead over the best other player, the lead divided
 by the larger of the two standings (1 at least) so that any scale of evaluation works. A single
-player's utility is 0.1 plus 0.8 times their standing divided by (1 + |standing|).
+player has no rival to lead: their standing is measured against an *anchor*, the standing of the
+position the bot is deciding from (`anchor`), the same way, so that what a decision changes shows
+at the same scale as in a game of several players; without an anchor, 0.1 plus 0.8 times the
+standing divided by (1 + |standing|).
 """
 from __future__ import annotations
 
@@ -26,6 +29,11 @@ class Evaluation:
         victory = prog.model.victory
         self.victory_var = victory.var if victory is not None else None
         self.victory_scores = prog.victory_scores if victory is not None else []
+        self.reference = None  # the anchor of a single player's utilities (see `anchor`)
+
+    def anchor(self, st) -> None:
+        """Measure a single player's utilities from now on against their standing in `st`."""
+        self.reference = self.standing(st, 0) if st.player_count == 1 else None
 
     def standing(self, st, p: int) -> float:
         """Player `p`'s standing in `st`."""
@@ -58,7 +66,11 @@ class Evaluation:
         s = self.standings(st)
         n = len(s)
         if n == 1:
-            return [0.1 + 0.8 * max(0.0, s[0]) / (1.0 + abs(s[0]))]
+            ref = self.reference
+            if ref is None:
+                return [0.1 + 0.8 * max(0.0, s[0]) / (1.0 + abs(s[0]))]
+            scale = max(1.0, abs(s[0]), abs(ref)) if self.declared is not None else 1.0
+            return [min(0.9, max(0.1, 0.5 + 0.4 * (s[0] - ref) / scale))]
         out = []
         for p in range(n):
             best_other = max(s[q] for q in range(n) if q != p)

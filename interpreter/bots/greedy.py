@@ -32,6 +32,7 @@ class GreedyBot:
         if len(options) == 1:
             return options[0]
         base = self.engine.determinize(view, self.rng)
+        self.evaluation.anchor(base)
         luck = self.rng.getrandbits(64)
         scores = [after(self.engine, self.evaluation, base, o.index, self.seat, luck, self.follow) for o in options]
         best = max(scores)

@@ -13,7 +13,7 @@ def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int 
     chance = Sampler(luck)
     try:
         engine.apply(copy, index, chance=chance)
-        finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1)
+        finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1, where(st))
         return evaluation.utilities(copy)[seat]
     except GameError:
         return -1.0
@@ -29,9 +29,16 @@ def best_next(engine, evaluation, st, luck: int) -> int:
     return max(range(n), key=scores.__getitem__)
 
 
-def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: int) -> None:
-    """While `seat` is still the one to decide, at most `follow` times, take the best next option
-    by one-step lookahead (in place, on `st`, its random events drawn by `chance`)."""
-    while follow > 0 and st.result is None and st.pending["player"] == seat:
+def where(st) -> tuple:
+    """The round and phase a game is in: a move does not run past them."""
+    return st.round, st.phase_index
+
+
+def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: int, at: tuple) -> None:
+    """While `seat` is still the one to decide and the game is still in the round and phase `at`
+    (`where` the game was before the move), at most `follow` times, take the best next option by
+    one-step lookahead (in place, on `st`, its random events drawn by `chance`). The phase bounds a
+    move where one player decides everything (a game of one player)."""
+    while follow > 0 and st.result is None and st.pending["player"] == seat and where(st) == at:
         engine.apply(st, best_next(engine, evaluation, st, luck), chance=chance)
         follow -= 1

@@ -20,7 +20,7 @@ import time
 from ..chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
-from .lookahead import finish_move
+from .lookahead import finish_move, where
 
 
 class _Node:
@@ -59,6 +59,7 @@ class MctsBot:
         if len(options) == 1:
             return options[0]
         root = _Node()
+        self.evaluation.anchor(self.engine.determinize(view, self.rng))
         self.low, self.high = 1.0, 0.0  # the range of the utilities backed up in this search
         deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
         done = 0
@@ -80,6 +81,7 @@ class MctsBot:
         st = engine.determinize(view, rng)
         chance = Sampler(rng.getrandbits(64))
         node, path = root, []  # path: (node, the seat that chose the edge into it)
+        at = None  # where the game was before the new node's edge
         try:
             while st.result is None:
                 options = engine.options(st)
@@ -93,6 +95,7 @@ class MctsBot:
                             children[o.id].available += 1
                     child = children[option.id] = _Node()
                     path.append((child, mover))
+                    at = where(st)
                     engine.apply(st, option.index, chance=chance)
                     break
                 c, best, best_score = self.c, None, -math.inf
@@ -114,8 +117,8 @@ class MctsBot:
                     break
                 n = len(st.pending["options"])
                 engine.apply(st, rng.randrange(n), chance=chance)
-            if path and self.follow:
-                finish_move(engine, self.evaluation, st, path[-1][1], self.follow, chance, rng.getrandbits(64))
+            if at is not None and self.follow:
+                finish_move(engine, self.evaluation, st, path[-1][1], self.follow, chance, rng.getrandbits(64), at)
             utilities = self.evaluation.utilities(st)
         except GameError:
             # A limit reached (or a rule failing) inside the search: score what the state shows.
