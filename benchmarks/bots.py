@@ -11,7 +11,8 @@ Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95
 interpreter/tournament.py). Speed: the median milliseconds of an mcts decision that had a choice
 (decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
 median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
-Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9, with Wilson 95% intervals. `--mcts` gives
+Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9 (or `--levels`), with Wilson 95% intervals,
+and the median rounds the games lasted. `--mcts` gives
 the mcts specification used everywhere (default: `mcts`, its default settings).
 """
 from __future__ import annotations
@@ -92,6 +93,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=["pairs", "rounds", "solo"], help="only this part")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its defaults)")
     ap.add_argument("--players", default="2,3,4", help="player counts of the rounds part")
+    ap.add_argument("--levels", default="1,3,5,7,9", help="difficulty levels of the solo part")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args(argv)
     rows = []
@@ -123,7 +125,7 @@ def main(argv=None) -> int:
                               f"unfinished {row['unfinished']}  mcts ms/decision {row['median_ms_per_mcts_decision']}",
                               flush=True)
         if args.only in (None, "solo"):
-            for level in (1, 3, 5, 7, 9):
+            for level in (int(n) for n in args.levels.split(",")):
                 jobs = [("rulesets/solo.lf", 1, [args.mcts], g, {"difficulty": str(level)}) for g in range(args.games)]
                 outs = pool.map(one_game, jobs)
                 wins = sum(bool(o["winners"]) for o in outs)
