@@ -66,14 +66,13 @@ class Evaluation:
         s = self.standings(st)
         n = len(s)
         if n == 1:
-            ref = self.reference
-            if ref is None:
+            if self.reference is None:
                 return [0.1 + 0.8 * max(0.0, s[0]) / (1.0 + abs(s[0]))]
-            scale = max(1.0, abs(s[0]), abs(ref)) if self.declared is not None else 1.0
-            return [min(0.9, max(0.1, 0.5 + 0.4 * (s[0] - ref) / scale))]
-        out = []
-        for p in range(n):
-            best_other = max(s[q] for q in range(n) if q != p)
-            scale = max(1.0, abs(s[p]), abs(best_other)) if self.declared is not None else 1.0
-            out.append(0.5 + 0.4 * (s[p] - best_other) / scale)
-        return out
+            return [min(0.9, max(0.1, self._lead(s[0], self.reference)))]
+        return [self._lead(s[p], max(s[q] for q in range(n) if q != p)) for p in range(n)]
+
+    def _lead(self, mine: float, other: float) -> float:
+        """0.5 plus 0.4 times the lead of `mine` over `other`, on the scale of the larger of the
+        two when the ruleset declares its evaluation (1 at least)."""
+        scale = max(1.0, abs(mine), abs(other)) if self.declared is not None else 1.0
+        return 0.5 + 0.4 * (mine - other) / scale

@@ -59,7 +59,6 @@ class MctsBot:
         if len(options) == 1:
             return options[0]
         root = _Node()
-        self.evaluation.anchor(self.engine.determinize(view, self.rng))
         self.low, self.high = 1.0, 0.0  # the range of the utilities backed up in this search
         deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
         done = 0
@@ -79,6 +78,8 @@ class MctsBot:
     def _iterate(self, root: _Node, view) -> None:
         engine, rng = self.engine, self.rng
         st = engine.determinize(view, rng)
+        if not root.children:  # the first iteration: a single player is judged from here
+            self.evaluation.anchor(st)
         chance = Sampler(rng.getrandbits(64))
         node, path = root, []  # path: (node, the seat that chose the edge into it)
         at = None  # where the game was before the new node's edge
