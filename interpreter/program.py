@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 from rulesdsl import ast as A
-from rulesdsl.cards import CardDB, cross_check, load_cards, merge_cards
+from rulesdsl.cards import CardDB, apply_edits, cross_check, load_cards, merge_cards
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, LanguageError, make
@@ -154,6 +154,7 @@ class Program:
                                           "no card database",
                                           "add `cards \"file.toml\"` to the game block or pass --cards")])
         db = merge_cards([load_cards(p, model.kinds) for p in paths])
+        db = apply_edits(db, model.program.card_edits, model.kinds, model.program)
         cross_check(model, db)
         # What a trace needs to replay the game alone (the files as given, with the hash of each
         # file loaded, and the parameters as set), and what a pickled program carries (the texts).

@@ -416,6 +416,18 @@ class Replace:
 
 
 @node
+class CardEdit:
+    """`amend card`, `replace card` or `remove card`: a layer changes one card definition of the
+    databases below it, found by its name (and its kind, when `kind` is given)."""
+
+    op: str            # "amend", "replace" or "remove"
+    kind: str | None
+    name: str
+    assigns: tuple     # of DataAssign; empty for "remove"
+    span: Span
+
+
+@node
 class Amendment:
     """One change to a body: before/after/replace/remove a named step, or add first/last."""
 
@@ -703,6 +715,7 @@ class Program:
     items: tuple
     sources: dict = attrs.field(factory=dict)
     layers: tuple = ()  # of Layer, base first, when the ruleset extends another
+    card_edits: tuple = ()  # of CardEdit, in the order the layers apply them
 
     def source_of(self, path: str) -> str | None:
         """The text of one of the files this program was built from."""

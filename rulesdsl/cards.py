@@ -30,10 +30,16 @@ class CardDef:
     path: str = attrs.field(default="", eq=False)
     # field name -> (line, col, source line) of its value; "" -> the card's header
     at: dict = attrs.field(factory=dict, eq=False)
+    # field name -> the file its value is written in, when a layer's edit wrote it and not `path`
+    paths: dict = attrs.field(factory=dict, eq=False)
 
     def where(self, field: str = "") -> tuple[int, int, str | None]:
         """Line, column and source line of a field's value (of the card's header for "")."""
         return self.at.get(field) or self.at.get("") or (0, 0, None)
+
+    def path_of(self, field: str = "") -> str:
+        """The file where a field's value (the card's header for "") is written."""
+        return self.paths.get(field) or (self.paths.get("") if field not in self.at else None) or self.path
 
 
 @attrs.frozen
@@ -224,7 +230,7 @@ def cross_check(model, db: CardDB):
             if value not in model.actions:
                 hint = suggest(value, model.actions)
                 line, col, text = d.where(f.name)
-                errors.append(Diagnostic(d.path or db.path, line, col, f"{d.kind} card {d.name!r}: field {f.name!r}: "
+                errors.append(Diagnostic(d.path_of(f.name) or db.path, line, col, f"{d.kind} card {d.name!r}: field {f.name!r}: "
                                          f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else ""),
                                          None, text))
             named.add(value)
@@ -257,7 +263,7 @@ def merge_cards(dbs) -> CardDB:
                 continue
             first_line = d.where()[0]
             seen[key] = f"{d.path or db.path}:{first_line}" if first_line else (d.path or db.path)
-            nd = CardDef(d.kind, d.name, d.fields, len(defs), d.path, d.at)
+            nd = attrs.evolve(d, index=len(defs))
             defs.append(nd)
             by_kind.setdefault(d.kind, []).append(nd)
     if errors:
@@ -266,3 +272,103 @@ def merge_cards(dbs) -> CardDB:
     return CardDB(" + ".join(db.path for db in dbs), tuple(defs),
                   {k: tuple(by_kind.get(k, ())) for k in sorted(kinds)},
                   {path: text for db in dbs for path, text in db.texts.items()})
+
+
+def _entry(d: CardDef, kind: A.KindDecl) -> dict:
+    """A card's fields as a database entry (its name included, an empty action as "none")."""
+    entry = {"name": d.name}
+    for f in kind.fields:
+        value = d.fields[f.name]
+        entry[f.name] = "none" if value is None and f.type.name in _NONE_OK else value
+    return entry
+
+
+def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
+    """The database after the layers' `amend card`, `replace card` and `remove card` edits, applied
+    in order; raise CardError listing every edit that names no card (or an ambiguous one), a field
+    the kind does not have, or a value of the wrong type, each at its place in the ruleset."""
+    if not edits:
+        return db
+    errors: list[Diagnostic] = []
+    defs = list(db.defs)
+    conv = _converter()
+
+    def err(span, message, hint=None):
+        path = span.path or program.path
+        errors.append(at(path, program.source_of(path), span, message, hint))
+
+    for edit in edits:
+        what = f'{edit.op} card {edit.kind + " " if edit.kind else ""}"{edit.name}"'
+        if edit.kind is not None and edit.kind not in kinds:
+            err(edit.span, f"`{what}`: `{edit.kind}` is not a card kind of the ruleset", suggest(edit.kind, kinds))
+            continue
+        found = [i for i, d in enumerate(defs) if d.name == edit.name and edit.kind in (None, d.kind)]
+        if not found:
+            names = [d.name for d in defs if edit.kind in (None, d.kind)]
+            hint = suggest(edit.name, names, cutoff=0.6)
+            err(edit.span, f"`{what}`: no card of that name in the databases below",
+                hint.replace("`", '"') if hint else None)
+            continue
+        if len(found) > 1:
+            kinds_of = [defs[i].kind for i in found]
+            err(edit.span, f"`{what}`: cards of kinds {', '.join(kinds_of)} have that name",
+                f'name the kind: `{edit.op} card {kinds_of[0]} "{edit.name}"`')
+            continue
+        i = found[0]
+        old = defs[i]
+        if edit.op == "remove":
+            defs[i] = None
+            defs = [d for d in defs if d is not None]
+            continue
+        kind = kinds[old.kind]
+        entry = _entry(old, kind) if edit.op == "amend" else {"name": old.name}
+        spans, bad = {}, False
+        known = {f.name for f in kind.fields}
+        for a in edit.assigns:
+            if a.name == "name":
+                err(a.span, "a card's name cannot be changed", "remove the card and add one with the new name")
+                bad = True
+            elif a.name not in known:
+                err(a.span, f"`{what}`: {old.kind} cards have no field `{a.name}`", suggest(a.name, known))
+                bad = True
+            elif a.name in spans:
+                err(a.span, f"`{what}`: field `{a.name}` is given twice")
+                bad = True
+            else:
+                value = _literal(a.value)
+                if value is None:
+                    err(a.value.span, f"`{what}`: field `{a.name}`: a card's value is a number, true or false, "
+                        "a text or a name", "the card databases hold values, not expressions")
+                    bad = True
+                    continue
+                entry[a.name] = value
+                spans[a.name] = a
+        problems = [(field, message) for _, field, message in _problems(entry, kind)
+                    if field in spans or (not field and not bad)]  # unknown fields: reported above
+        for field, message in problems:
+            err(spans[field].value.span if field in spans else edit.span, f"`{what}`: {message}")
+        if bad or problems:
+            continue
+        obj = conv.structure(entry, _kind_class(kind))
+        fields = attrs.asdict(obj)
+        fields.pop("name")
+        for f in kind.fields:
+            if f.type.name in _NONE_OK and fields[f.name] == "none":
+                fields[f.name] = None
+        path = edit.span.path or program.path
+        lines = (program.source_of(path) or "").splitlines()
+        places = {} if edit.op == "replace" else dict(old.at)
+        paths = {} if edit.op == "replace" else dict(old.paths)
+        if edit.op == "replace":
+            places[""] = (edit.span.line, edit.span.col, lines[edit.span.line - 1] if edit.span.line <= len(lines) else None)
+            paths[""] = path
+        for name, a in spans.items():
+            line = a.value.span.line
+            places[name] = (line, a.value.span.col, lines[line - 1] if 0 < line <= len(lines) else None)
+            paths[name] = path
+        defs[i] = attrs.evolve(old, fields=fields, at=places, paths=paths)
+    if errors:
+        raise CardError(errors)
+    defs = [attrs.evolve(d, index=n) for n, d in enumerate(defs)]
+    by_kind = {k: tuple(d for d in defs if d.kind == k) for k in db.by_kind}
+    return CardDB(db.path, tuple(defs), by_kind, db.texts)

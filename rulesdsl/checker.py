@@ -184,7 +184,7 @@ class Checker:
                   A.PieceDecl: self.pieces,
                   A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions}
         for item in self.p.items:
-            if isinstance(item, (A.Extends, A.Replace, A.Amend)):
+            if isinstance(item, (A.Extends, A.Replace, A.Amend, A.CardEdit)):
                 self.err(item, "layering (`extends`, `replace`, `amend`) is resolved when the file is loaded "
                                "with its layers", "load it with rulesdsl.layers.load_ruleset")
                 continue

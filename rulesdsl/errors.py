@@ -114,9 +114,9 @@ def player_range(lo: int, hi: int) -> str:
     return count_of(lo, "player") if lo == hi else f"{lo}-{hi} players"
 
 
-def suggest(name: str, candidates) -> str | None:
+def suggest(name: str, candidates, cutoff: float = 0.75) -> str | None:
     """A 'did you mean' hint for a misspelt name."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.75)
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=cutoff)
     return f"did you mean `{close[0]}`?" if close else None
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import attrs
 
 from . import ast as A
+from . import unparse
 from .errors import CheckError, at, suggest
 from .files import RULES_MAX_BYTES, FileRefused, Project, check_name, named_path, read_bytes
 from .parser import decode_rules, parse, parse_file
@@ -81,9 +82,10 @@ def load_ruleset(path: str | Path, project: Project | None = None, _stack=(), _t
     m = _Merger(program)
     if not extends:
         for item in program.items:
-            if isinstance(item, (A.Replace, A.Amend)):
-                m.err(item.span, f"`{'replace' if isinstance(item, A.Replace) else 'amend'}` changes a lower "
-                      "layer, but this ruleset extends none", 'start the file with `extends "other.lf"`')
+            if isinstance(item, (A.Replace, A.Amend, A.CardEdit)):
+                op = item.op if isinstance(item, A.CardEdit) else "replace" if isinstance(item, A.Replace) else "amend"
+                m.err(item.span, f"`{op}` changes a lower layer, but this ruleset extends none",
+                      'start the file with `extends "other.lf"`')
         if m.errors:
             raise CheckError(m.errors)
         changes = tuple(Change("add", *_key(i), i.span) for i in program.items)
@@ -117,6 +119,7 @@ def merge(parent: A.Program, child: A.Program, path: str, parent_path: str) -> A
     sources = dict(parent.sources)
     sources[path] = child.source
     combined = A.Program(path, child.source, (), sources, parent.layers)
+    edits = list(parent.card_edits)
     m = _Merger(combined)
     items = list(parent.items)
     changes = []
@@ -169,6 +172,14 @@ def merge(parent: A.Program, child: A.Program, path: str, parent_path: str) -> A
         if isinstance(item, A.Amend):
             _amend(m, items, item, find, phase_index, names_of, changes)
             continue
+        if isinstance(item, A.CardEdit):
+            # Applied to the card databases once they are loaded (cards.apply_edits), in this order.
+            edits.append(item)
+            kind = f"{item.kind} " if item.kind else ""
+            detail = ("sets " + ", ".join(f"{a.name} = {unparse.expr(a.value)}" for a in item.assigns)
+                      if item.op == "amend" else "gives all its fields again" if item.op == "replace" else "")
+            changes.append(Change(item.op, "card", f'{kind}"{item.name}"', item.span, detail))
+            continue
         what, name = _key(item)
         if what == "trigger":
             items.append(item)
@@ -186,7 +197,7 @@ def merge(parent: A.Program, child: A.Program, path: str, parent_path: str) -> A
     if m.errors:
         raise CheckError(m.errors)
     layer = Layer(path, parent_path, tuple(changes))
-    return A.Program(path, child.source, tuple(items), sources, parent.layers + (layer,))
+    return A.Program(path, child.source, tuple(items), sources, parent.layers + (layer,), tuple(edits))
 
 
 def _amend(m, items, item, find, phase_index, names_of, changes):

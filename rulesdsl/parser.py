@@ -453,6 +453,22 @@ class _ToAst(Transformer):
     def replace_decl(self, meta, c):
         return A.Replace(c[0], self.span(meta))
 
+    def _card_edit(self, op, c, meta):
+        kind = None if c[0] is None else str(c[0])
+        return A.CardEdit(op, kind, str(c[1]), tuple(c[2:]), self.span(meta))
+
+    @v_args(meta=True)
+    def amend_card(self, meta, c):
+        return self._card_edit("amend", c, meta)
+
+    @v_args(meta=True)
+    def replace_card(self, meta, c):
+        return self._card_edit("replace", c, meta)
+
+    @v_args(meta=True)
+    def remove_card(self, meta, c):
+        return self._card_edit("remove", c, meta)
+
     def _amend(self, what, name, items, meta):
         return A.Amend(what, name, tuple(items), self.span(meta))
 
