@@ -141,6 +141,61 @@ def cmd_run(args) -> int:
     return EXIT_OK
 
 
+def _lab():
+    """The lab's modules, or a usage error saying how to install them."""
+    try:
+        from .lab import figures, games, show
+    except ImportError as exc:
+        raise UsageError(f"this command needs the lab extra ({exc.name} is not installed): "
+                         "pip install 'lfdsl[lab]'") from None
+    return figures, games, show
+
+
+def cmd_simulate(args) -> int:
+    import json
+    import time
+
+    figures, games, show = _lab()
+    from rich.console import Console
+    engine = _load(args)
+    g = engine.model.game
+    players = args.players if args.players is not None else g.default_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    if workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {workers}")
+    make_agents(args.agents, players, args.seed, engine=engine)  # a mistake is reported before any game
+    seeds = range(args.seed, args.seed + args.games)
+    err = Console(stderr=True)
+    start = time.perf_counter()
+    with show.progress(err) as bar:
+        task = bar.add_task(g.name, total=args.games)
+        records = games.play_many(engine, players, args.agents, seeds, workers,
+                                  each=lambda _r: bar.advance(task))
+    seconds = time.perf_counter() - start
+    data = figures.summarize(records, players)
+    out = Console(highlight=False)
+    title = (f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} (seeds {args.seed} to "
+             f"{args.seed + args.games - 1}), agents {args.agents}")
+    for t in show.tables(data, title):
+        out.print(t)
+    out.print(f"{args.games / seconds:.1f} games/s on {count_of(min(workers, args.games), 'worker')} "
+              f"({seconds:.1f} s)")
+    if args.json:
+        doc = {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
+               "set": {k: str(v) for k, v in _params(args.set).items()}, **data}
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=2)
+                f.write("\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+    return EXIT_OK
+
+
 def cmd_tournament(args) -> int:
     import json
 
@@ -284,6 +339,16 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
     tr.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     tr.set_defaults(func=cmd_tournament)
+    sm = sub.add_parser("simulate", help="play many games with bots and print what they show, with intervals")
+    common(sm)
+    sm.add_argument("--players", type=whole_number)
+    sm.add_argument("--games", type=whole_number, default=100, help="games to play (default 100)")
+    sm.add_argument("--agents", default="greedy",
+                    help="one agent for every seat or one per seat (default greedy; docs/agents.md)")
+    sm.add_argument("--seed", type=whole_number, default=1, help="the first game's seed; game g has seed+g")
+    sm.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
+    sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    sm.set_defaults(func=cmd_simulate)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
     search(x)

@@ -1,0 +1,78 @@
+"""The figures of a simulation, from its games' records: games finished, stopped by a limit or by
+an error (and their seeds), each seat's win rate with its 95% interval, ties, the length of games
+in rounds and decisions, how games ended, and how often each named option and each card was
+offered, chosen and bought.
+
+The interval is Wilson's score interval, computed by statsmodels (`proportion_confint`, method
+"wilson"); the percentiles are numpy's (linear interpolation).
+"""
+from __future__ import annotations
+
+import numpy as np
+from statsmodels.stats.proportion import proportion_confint
+
+INTERVAL = "Wilson score interval, 95% (statsmodels.stats.proportion.proportion_confint, method='wilson')"
+
+
+def interval(successes: int, trials: int) -> list[float]:
+    """The 95% Wilson score interval of a proportion, by statsmodels ([0, 1] when there is no trial)."""
+    if trials == 0:
+        return [0.0, 1.0]
+    low, high = proportion_confint(successes, trials, alpha=0.05, method="wilson")
+    return [float(low), float(high)]
+
+
+def spread(values) -> dict:
+    """Mean, median, 10th and 90th percentiles (None for no values)."""
+    if not values:
+        return {"mean": None, "median": None, "p10": None, "p90": None}
+    a = np.asarray(values, dtype=float)
+    p10, median, p90 = np.percentile(a, [10, 50, 90])
+    return {"mean": round(float(a.mean()), 3), "median": float(median), "p10": float(p10), "p90": float(p90)}
+
+
+def summarize(records: list[dict], players: int) -> dict:
+    """Every figure of a simulation, as JSON data."""
+    done = [r for r in records if r["status"] == "finished"]
+    seats = []
+    for seat in range(players):
+        wins = sum(seat in r["winners"] for r in done)
+        seats.append({"seat": f"P{seat + 1}", "wins": wins,
+                      "win_rate": round(wins / len(done), 4) if done else None,
+                      "ci95": [round(x, 4) for x in interval(wins, len(done))]})
+    reasons: dict[str, int] = {}
+    for r in done:
+        key = r["reason"] or "(no reason given)"
+        reasons[key] = reasons.get(key, 0) + 1
+    return {
+        "games": len(records),
+        "finished": len(done),
+        "stopped_by_limit": sum(r["status"] == "limit" for r in records),
+        "errors": sum(r["status"] == "error" for r in records),
+        "failed_seeds": [{"seed": r["seed"], "status": r["status"], "message": r["message"]}
+                         for r in records if r["status"] != "finished"],
+        "seats": seats,
+        "ties": sum(len(r["winners"]) > 1 for r in done),
+        "no_winner": sum(not r["winners"] for r in done),
+        "rounds": spread([r["rounds"] for r in done]),
+        "decisions": spread([r["decisions"] for r in done]),
+        "end_reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "options": _merged(records, "options", ("offered", "chosen")),
+        "cards": _merged(records, "cards", ("offered", "chosen", "bought")),
+        "interval": INTERVAL,
+    }
+
+
+def _merged(records, key, names) -> dict:
+    total: dict[str, list] = {}
+    for r in records:
+        for label, counts in r[key].items():
+            row = total.setdefault(label, [0] * len(names))
+            for i, c in enumerate(counts):
+                row[i] += c
+    out = {}
+    for label in sorted(total):
+        row = dict(zip(names, total[label]))
+        row["chosen_when_offered"] = round(row["chosen"] / row["offered"], 4) if row["offered"] else None
+        out[label] = row
+    return out

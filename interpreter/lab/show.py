@@ -1,0 +1,89 @@
+"""What a person sees of a simulation: a live progress bar (games done, games per second, time
+left) and the summary tables, drawn with Rich."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+
+class _Rate(ProgressColumn):
+    """Games per second since the start."""
+
+    def render(self, task) -> Text:
+        rate = task.completed / task.elapsed if task.elapsed else 0.0
+        return Text(f"{rate:.1f} games/s" if task.completed else "", style="progress.data.speed")
+
+
+def progress(console: Console) -> Progress:
+    """A progress display for a run of games (shown only on a terminal)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+                    _Rate(), TextColumn("left"), TimeRemainingColumn(), console=console, transient=True)
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _num(x) -> str:
+    return "-" if x is None else (f"{x:g}" if isinstance(x, float) else str(x))
+
+
+def _table(title: str) -> Table:
+    """A table under its title, at least as wide as the title (Rich wraps a title to its table)."""
+    return Table(title=title, title_justify="left", min_width=len(title))
+
+
+def tables(figures: dict, title: str, top: int = 12) -> list:
+    """The summary as Rich renderables: games, seats, length, end reasons, options and cards."""
+    out = []
+    games = _table(title)
+    for col in ("games", "finished", "stopped by a limit", "stopped by an error", "ties", "no winner"):
+        games.add_column(col, justify="right")
+    games.add_row(*(str(figures[k]) for k in ("games", "finished", "stopped_by_limit", "errors", "ties", "no_winner")))
+    out.append(games)
+    seats = _table("Win rate per seat (95% Wilson interval, statsmodels)")
+    for col in ("seat", "wins", "win rate", "95% interval"):
+        seats.add_column(col, justify="right")
+    for s in figures["seats"]:
+        lo, hi = s["ci95"]
+        seats.add_row(s["seat"], str(s["wins"]), _pct(s["win_rate"]), f"[{lo:.1%}, {hi:.1%}]")
+    out.append(seats)
+    length = _table("Length of the finished games")
+    for col in ("", "mean", "median", "10th pct", "90th pct"):
+        length.add_column(col, justify="right")
+    for key in ("rounds", "decisions"):
+        f = figures[key]
+        length.add_row(key, *(_num(f[k]) for k in ("mean", "median", "p10", "p90")))
+    out.append(length)
+    if figures["end_reasons"]:
+        ends = _table("How the games ended")
+        ends.add_column("reason")
+        ends.add_column("games", justify="right")
+        ends.add_column("share", justify="right")
+        for reason, n in figures["end_reasons"].items():
+            ends.add_row(reason, str(n), _pct(n / figures["finished"]))
+        out.append(ends)
+    for key, title, cols in (("options", "Named options (actions and choices)", ("offered", "chosen")),
+                             ("cards", "Cards", ("offered", "chosen", "bought"))):
+        rows = figures[key]
+        if not rows:
+            continue
+        t = _table(f"{title}: the {min(top, len(rows))} most offered of {len(rows)}")
+        t.add_column("name")
+        for c in cols:
+            t.add_column(c, justify="right")
+        t.add_column("chosen when offered", justify="right")
+        for label, row in sorted(rows.items(), key=lambda kv: (-kv[1]["offered"], kv[0]))[:top]:
+            t.add_row(label, *(str(row[c]) for c in cols), _pct(row["chosen_when_offered"]))
+        out.append(t)
+    if figures["failed_seeds"]:
+        failed = _table("Games that did not finish (replay one with `lfdsl run --seed N`)")
+        failed.add_column("seed", justify="right")
+        failed.add_column("stopped by")
+        failed.add_column("message")
+        for f in figures["failed_seeds"]:
+            failed.add_row(str(f["seed"]), "a limit" if f["status"] == "limit" else "an error", f["message"] or "")
+        out.append(failed)
+    return out

@@ -1,0 +1,97 @@
+"""`lfdsl simulate`: many games with bots, the figures they give, and their intervals."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from interpreter.cli import main
+from interpreter.engine import Engine
+from interpreter.lab import figures, games
+
+from .conftest import ROOT
+
+COINS = ROOT / "tests" / "rulesets" / "lab" / "coins.lf"
+
+
+def simulate(tmp_path, *args, name="out.json"):
+    out = tmp_path / name
+    code = main(["simulate", str(COINS), "--agents", "random", "--json", str(out), *args])
+    return code, json.loads(out.read_text())
+
+
+def test_the_json_has_every_figure_and_counts_every_kind_of_outcome(tmp_path, capsys):
+    code, data = simulate(tmp_path, "--games", "60", "--workers", "1")
+    assert code == 0
+    for key in ("games", "finished", "errors", "seats", "rounds", "decisions", "end_reasons",
+                "stopped_by_limit", "failed_seeds", "ties", "options", "cards"):
+        assert key in data
+    assert data["games"] == 60
+    assert data["finished"] + data["stopped_by_limit"] + data["errors"] == 60
+    # the coins game ends in all three ways over these seeds
+    assert data["finished"] > 0 and data["stopped_by_limit"] > 0 and data["errors"] > 0
+    assert len(data["failed_seeds"]) == data["stopped_by_limit"] + data["errors"]
+    assert [s["seat"] for s in data["seats"]] == ["P1", "P2"]
+    for part in ("rounds", "decisions"):
+        assert set(data[part]) == {"mean", "median", "p10", "p90"}
+        assert data[part]["p10"] <= data[part]["median"] <= data[part]["p90"]
+    assert sum(data["end_reasons"].values()) == data["finished"]
+    assert data["options"]["take"]["offered"] >= data["options"]["take"]["chosen"] > 0
+    out = capsys.readouterr().out
+    assert "Win rate per seat" in out and "Games that did not finish" in out
+
+
+def test_the_intervals_are_the_ones_statsmodels_computes(tmp_path):
+    _, data = simulate(tmp_path, "--games", "60", "--workers", "1")
+    for seat in data["seats"]:
+        low, high = proportion_confint(seat["wins"], data["finished"], alpha=0.05, method="wilson")
+        assert seat["ci95"] == [round(low, 4), round(high, 4)]
+        assert seat["win_rate"] == round(seat["wins"] / data["finished"], 4)
+    # a fixed sample, against the library's own function
+    assert figures.interval(7, 20) == list(proportion_confint(7, 20, method="wilson"))
+    assert figures.interval(0, 0) == [0.0, 1.0]
+    assert "statsmodels" in data["interval"]
+
+
+def test_two_workers_give_the_same_json_as_one(tmp_path):
+    _, one = simulate(tmp_path, "--games", "30", "--workers", "1", "--seed", "7", name="one.json")
+    _, two = simulate(tmp_path, "--games", "30", "--workers", "2", "--seed", "7", name="two.json")
+    assert one == two
+
+
+def test_a_failed_seed_replays_with_lfdsl_run(tmp_path, capsys):
+    _, data = simulate(tmp_path, "--games", "40", "--workers", "1")
+    failed = next(f for f in data["failed_seeds"] if f["status"] == "error")
+    capsys.readouterr()
+    code = main(["run", str(COINS), "--agents", "random", "--seed", str(failed["seed"]), "--quiet"])
+    assert code == 3
+    assert failed["message"] in capsys.readouterr().err
+
+
+def test_records_tally_offered_chosen_and_bought_cards():
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    record = games.play_one(engine, 2, "greedy", 3)
+    assert record["status"] == "finished" and record["winners"]
+    bought = {name: row for name, row in record["cards"].items() if row[2]}
+    assert bought  # animals attracted and fires extinguished are paid for
+    for offered, chosen, paid in record["cards"].values():
+        assert offered >= chosen >= paid >= 0
+    trees = [row for name, row in record["cards"].items() if name.startswith("Tree")]
+    assert trees and all(row[2] == 0 for row in trees)  # a tree is chosen, not paid for in a pick
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--workers", "0"], "--workers must be at least 1, not 0"),
+    (["--players", "5"], "Coins is played by 2-3 players, not 5"),
+])
+def test_bad_values_are_said_plainly(args, message, capsys):
+    assert main(["simulate", str(COINS), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_bad_agent_is_reported_at_its_place(capsys):
+    assert main(["simulate", str(COINS), "--agents", "mcts:iteratons=4"]) == 2
+    err = capsys.readouterr().err
+    assert "--agents:1:6: agent `mcts` has no parameter `iteratons`" in err
