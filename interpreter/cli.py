@@ -152,29 +152,17 @@ def _lab():
 
 
 def cmd_simulate(args) -> int:
-    import json
     import time
 
     figures, games, show = _lab()
     from rich.console import Console
     engine = _load(args)
     g = engine.model.game
-    players = args.players if args.players is not None else g.default_players
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
-    if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
-    if workers < 1:
-        raise UsageError(f"--workers must be at least 1, not {workers}")
+    players = _players_for(engine, args.players)
+    _check_counts(args)
     make_agents(args.agents, players, args.seed, engine=engine)  # a mistake is reported before any game
-    seeds = range(args.seed, args.seed + args.games)
-    err = Console(stderr=True)
     start = time.perf_counter()
-    with show.progress(err) as bar:
-        task = bar.add_task(g.name, total=args.games)
-        records = games.play_many(engine, players, args.agents, seeds, workers,
-                                  each=lambda _r: bar.advance(task))
+    records = _run_games(show, games, engine, players, args, args.seed, g.name, Console(stderr=True))
     seconds = time.perf_counter() - start
     data = figures.summarize(records, players)
     out = Console(highlight=False)
@@ -182,17 +170,87 @@ def cmd_simulate(args) -> int:
              f"{args.seed + args.games - 1}), agents {args.agents}")
     for t in show.tables(data, title):
         out.print(t)
-    out.print(f"{args.games / seconds:.1f} games/s on {count_of(min(workers, args.games), 'worker')} "
+    out.print(f"{args.games / seconds:.1f} games/s on {count_of(min(args.workers, args.games), 'worker')} "
               f"({seconds:.1f} s)")
     if args.json:
-        doc = {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
-               "set": {k: str(v) for k, v in _params(args.set).items()}, **data}
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=2)
-                f.write("\n")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+        _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
+                                "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
+    return EXIT_OK
+
+
+def _players_for(engine, wanted):
+    g = engine.model.game
+    players = wanted if wanted is not None else g.default_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
+    return players
+
+
+def _run_games(show, games, engine, players, args, seed, label, console):
+    with show.progress(console) as bar:
+        task = bar.add_task(label, total=args.games)
+        return games.play_many(engine, players, args.agents, range(seed, seed + args.games), args.workers,
+                               each=lambda _r: bar.advance(task))
+
+
+def _write_json(path, doc) -> None:
+    import json
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _check_counts(args) -> None:
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    if args.workers is None:
+        args.workers = os.cpu_count() or 1
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, not {args.workers}")
+
+
+def cmd_compare(args) -> int:
+    figures, games, show = _lab()
+    from rich.console import Console
+
+    from .lab.compare import ALPHA, CORRECTION, SHORT, compare
+    _check_counts(args)
+    both = _params(args.set)
+    a_set, b_set = {**both, **_params(args.set_a)}, {**both, **_params(args.set_b)}
+    b_path = args.ruleset_b or args.ruleset
+    a = Engine.load(args.ruleset, args.cards, a_set, search=tuple(args.path or ()))
+    b = Engine.load(b_path, args.cards, b_set, search=tuple(args.path or ()))
+    players = _players_for(a, args.players)
+    _players_for(b, players)
+    make_agents(args.agents, players, args.seed, engine=a)
+    b_seed = args.seed if args.seed_b is None else args.seed_b
+    err = Console(stderr=True)
+    a_records = _run_games(show, games, a, players, args, args.seed, "A", err)
+    b_records = _run_games(show, games, b, players, args, b_seed, "B", err)
+    rows = compare(a_records, b_records, players)
+
+    def name(path, params):
+        return path + "".join(f" {k}={v}" for k, v in params.items())
+    a_name, b_name = name(args.ruleset, a_set), name(b_path, b_set)
+    seeds = (f"the same seeds ({args.seed} to {args.seed + args.games - 1})" if b_seed == args.seed else
+             f"seeds {args.seed}.. for A and {b_seed}.. for B")
+    out = Console(highlight=False)
+    out.print(f"A: {a_name}\nB: {b_name}\n{count_of(players, 'player')}, {count_of(args.games, 'game')} each, "
+              f"{seeds}, agents {args.agents}")
+    for part in show.comparison(rows, "Figures (B - A; p-values of two-sided tests)", SHORT):
+        out.print(part)
+    out.print(f"Significant at {ALPHA:.0%} after {CORRECTION.split(' (')[0]}'s correction over the "
+              f"{sum(r['p'] is not None for r in rows)} figures tested: "
+              f"{sum(r['significant'] for r in rows) or 'none'}.")
+    if args.json:
+        _write_json(args.json, {
+            "players": players, "agents": args.agents, "games": args.games, "alpha": ALPHA, "correction": CORRECTION,
+            "a": {"ruleset": args.ruleset, "set": a_set, "seed": args.seed, **figures.summarize(a_records, players)},
+            "b": {"ruleset": b_path, "set": b_set, "seed": b_seed, **figures.summarize(b_records, players)},
+            "tests": rows})
     return EXIT_OK
 
 
@@ -349,6 +407,22 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
     sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     sm.set_defaults(func=cmd_simulate)
+    cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
+    cp.add_argument("ruleset", help="ruleset A")
+    cp.add_argument("ruleset_b", nargs="?", metavar="ruleset-b", help="ruleset B (default: A, with --set-b)")
+    cp.add_argument("--cards", help="card database for both (default: each ruleset's `cards` lines)")
+    cp.add_argument("--set", action="append", metavar="NAME=VALUE", help="a parameter for both")
+    cp.add_argument("--set-a", action="append", metavar="NAME=VALUE", help="a parameter for A only")
+    cp.add_argument("--set-b", action="append", metavar="NAME=VALUE", help="a parameter for B only")
+    search(cp)
+    cp.add_argument("--players", type=whole_number)
+    cp.add_argument("--games", type=whole_number, default=100, help="games on each side (default 100)")
+    cp.add_argument("--agents", default="greedy", help="the agents of both sides (default greedy)")
+    cp.add_argument("--seed", type=whole_number, default=1, help="the first game's seed, on both sides")
+    cp.add_argument("--seed-b", type=whole_number, help="B's first seed, when B should not replay A's seeds")
+    cp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
+    cp.add_argument("--json", metavar="FILE", help="also write both sides' figures and the tests as JSON")
+    cp.set_defaults(func=cmd_compare)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
     search(x)

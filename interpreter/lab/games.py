@@ -5,6 +5,7 @@ records come back in that order whatever the number of workers, so the figures d
 from __future__ import annotations
 
 import multiprocessing
+import re
 
 from ..agents import make_agents
 from ..engine import GameError, InternalError, LimitError
@@ -32,9 +33,12 @@ def play_one(engine, players: int, agents: str, seed: int) -> dict:
     except GameError as exc:
         status, message = "error", exc.diagnostic.message
     result = st.result or {}
+    reason = result.get("reason") if status == "finished" else None
+    if reason:  # "...; tie broken by rank (24)": games are grouped by how they ended, not by rank
+        reason = re.sub(r" \(-?[0-9]+\)$", "", reason)
     winners = sorted(int(w[1:]) - 1 for w in result.get("winners", ())) if status == "finished" else []
     return {"seed": seed, "status": status, "message": message, "winners": winners, "rounds": st.round,
-            "decisions": st.decisions, "reason": result.get("reason") if status == "finished" else None,
+            "decisions": st.decisions, "reason": reason,
             "options": offered, "cards": cards}
 
 

@@ -87,3 +87,52 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
             failed.add_row(str(f["seed"]), "a limit" if f["status"] == "limit" else "an error", f["message"] or "")
         out.append(failed)
     return out
+
+
+def _is_share(row) -> bool:
+    return row["figure"].endswith("win rate") or row["figure"] == "games finished"
+
+
+def _value(v, share: bool) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, dict):
+        return ", ".join(f"{k or '(none)'}: {n}" for k, n in v.items())
+    return f"{v:.1%}" if share else f"{v:g}"
+
+
+def _diff(row) -> str:
+    d = row["difference"]
+    if d is None:
+        return "-"
+    return f"{d:+.1%}" if _is_share(row) else f"{d:+g}"
+
+
+def comparison(rows: list[dict], title: str, short: dict) -> list:
+    """The tables of a comparison: each figure on both sides, the difference, the test and its
+    p-values, a mark on the significant ones; then how the games ended on each side; then the full
+    name of each test used."""
+    t = _table(title)
+    for col, just in (("figure", "left"), ("A", "right"), ("B", "right"), ("B - A", "right"), ("test", "left"),
+                      ("p", "right"), ("p (Holm)", "right"), ("significant", "left")):
+        t.add_column(col, justify=just)
+    ended = None
+    for r in rows:
+        share = _is_share(r)
+        if isinstance(r["a"], dict):
+            ended = r
+        t.add_row(r["figure"], "below" if ended is r else _value(r["a"], share),
+                  "below" if ended is r else _value(r["b"], share), _diff(r), short.get(r["test"], r["test"]),
+                  "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
+                  "[bold]yes[/bold]" if r["significant"] else "no")
+    out = [t]
+    if ended is not None:
+        e = _table("How the games ended (finished games)")
+        for col, just in (("reason", "left"), ("A", "right"), ("B", "right")):
+            e.add_column(col, justify=just)
+        for reason in ended["a"]:
+            e.add_row(reason or "(no reason given)", str(ended["a"][reason]), str(ended["b"][reason]))
+        out.append(e)
+    used = [name for name in short if any(r["test"] == name for r in rows)]
+    out.append("Tests: " + "; ".join(f"{short[n]}: {n}" for n in used) + ".")
+    return out
