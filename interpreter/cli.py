@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
+from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, suggest
 
 from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError, LimitError
@@ -151,10 +151,35 @@ def _lab():
     return figures, games, show
 
 
+def _sweep_values(text: str, engine) -> tuple[str, list[str]]:
+    """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`: the parameter and its values, as typed."""
+    def bad(col, message, hint=None):
+        raise ParamError([Diagnostic("--sweep", 1, col, message, hint, text)])
+    if "=" not in text:
+        bad(len(text) + 1, "`--sweep` takes name=LO..HI or name=V1,V2,...", f"write `--sweep {text or 'name'}=8..14`")
+    name, spec = text.split("=", 1)
+    if name not in engine.program.params:
+        bad(1, f"the ruleset has no parameter `{name}`", suggest(name, engine.program.params))
+    m = re.fullmatch(r"(-?[0-9]+)\.\.(-?[0-9]+)", spec)
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi < lo:
+            bad(len(name) + 2, f"the range {spec} is empty", f"write `{name}={hi}..{lo}`")
+        if hi - lo >= 100:
+            bad(len(name) + 2, f"the range {spec} has {hi - lo + 1} values; a sweep takes at most 100")
+        return name, [str(v) for v in range(lo, hi + 1)]
+    values = spec.split(",")
+    if not all(values):
+        bad(len(name) + 2, "a value of the sweep is empty", "write `name=LO..HI` or `name=V1,V2,...`")
+    return name, values
+
+
 def cmd_simulate(args) -> int:
     import time
 
     figures, games, show = _lab()
+    if args.sweep:
+        return _simulate_sweep(args, figures, games, show)
     from rich.console import Console
     engine = _load(args)
     g = engine.model.game
@@ -175,6 +200,31 @@ def cmd_simulate(args) -> int:
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
+    return EXIT_OK
+
+
+def _simulate_sweep(args, figures, games, show) -> int:
+    from rich.console import Console
+    engine = _load(args)
+    name, values = _sweep_values(args.sweep, engine)
+    players = _players_for(engine, args.players)
+    _check_counts(args)
+    make_agents(args.agents, players, args.seed, engine=engine)
+    err, runs = Console(stderr=True), []
+    for value in values:  # every value is checked before any game is played
+        Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
+    for value in values:
+        e = Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
+        records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
+        runs.append({"value": value, **figures.summarize(records, players)})
+    out = Console(highlight=False)
+    g = engine.model.game
+    out.print(show.sweep(runs, name, f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per "
+                         f"value (seeds {args.seed} to {args.seed + args.games - 1}), agents {args.agents}"))
+    if args.json:
+        _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
+                                "set": {k: str(v) for k, v in _params(args.set).items()},
+                                "sweep": {"param": name, "values": values}, "runs": runs})
     return EXIT_OK
 
 
@@ -406,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--seed", type=whole_number, default=1, help="the first game's seed; game g has seed+g")
     sm.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
     sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
     sm.set_defaults(func=cmd_simulate)
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")

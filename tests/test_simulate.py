@@ -142,3 +142,33 @@ def test_a_ruleset_against_itself_on_other_seeds_is_rarely_called_different():
 def test_compare_takes_a_bad_set_as_a_positioned_error(capsys):
     assert main(["compare", str(COINS), "--set-b", "gaol=3", "--agents", "random", "--games", "2"]) == 2
     assert "gaol" in capsys.readouterr().err
+
+
+# ---- sweeps ----------------------------------------------------------------------------------
+def test_a_sweep_simulates_every_value_and_tabulates_them(tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    assert main(["simulate", str(COINS), "--agents", "random", "--games", "100", "--workers", "1",
+                 "--sweep", "goal=3..6", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["sweep"] == {"param": "goal", "values": ["3", "4", "5", "6"]}
+    assert [r["value"] for r in data["runs"]] == ["3", "4", "5", "6"]
+    medians = [r["rounds"]["median"] for r in data["runs"]]
+    assert medians == sorted(medians) and medians[0] < medians[-1]  # a higher goal, longer games
+    single = tmp_path / "single.json"
+    main(["simulate", str(COINS), "--agents", "random", "--games", "100", "--workers", "1", "--set", "goal=5",
+          "--json", str(single)])
+    one = json.loads(single.read_text())
+    assert {k: v for k, v in data["runs"][2].items() if k != "value"} == {
+        k: v for k, v in one.items() if k not in ("ruleset", "players", "agents", "seed", "set")}
+    text = capsys.readouterr().out
+    assert "P1 win rate" in text and "[95%]" in text
+
+
+@pytest.mark.parametrize("sweep, message", [
+    ("gaol=3..6", "--sweep:1:1: the ruleset has no parameter `gaol`"),
+    ("goal=6..3", "--sweep:1:6: the range 6..3 is empty"),
+    ("goal", "--sweep:1:5: `--sweep` takes name=LO..HI or name=V1,V2,..."),
+])
+def test_a_bad_sweep_is_a_positioned_error(sweep, message, capsys):
+    assert main(["simulate", str(COINS), "--sweep", sweep]) == 2
+    assert message in capsys.readouterr().err

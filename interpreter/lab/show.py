@@ -19,7 +19,8 @@ class _Rate(ProgressColumn):
 def progress(console: Console) -> Progress:
     """A progress display for a run of games (shown only on a terminal)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
-                    _Rate(), TextColumn("left"), TimeRemainingColumn(), console=console, transient=True)
+                    _Rate(), TextColumn("left"), TimeRemainingColumn(), console=console, transient=True,
+                    disable=not console.is_terminal)
 
 
 def _pct(x) -> str:
@@ -136,3 +137,24 @@ def comparison(rows: list[dict], title: str, short: dict) -> list:
     used = [name for name in short if any(r["test"] == name for r in rows)]
     out.append("Tests: " + "; ".join(f"{short[n]}: {n}" for n in used) + ".")
     return out
+
+
+def sweep(runs: list[dict], name: str, title: str):
+    """One row per value of the swept parameter: games finished, each seat's win rate with its
+    interval, rounds (median, 10th-90th percentiles) and the commonest way the games ended."""
+    t = _table(title)
+    t.add_column(name, justify="right")
+    t.add_column("finished", justify="right")
+    for s in runs[0]["seats"]:
+        t.add_column(f"{s['seat']} win rate [95%]", justify="right")
+    t.add_column("rounds: median (p10-p90)", justify="right")
+    t.add_column("commonest end", justify="left")
+    for run in runs:
+        seats = [f"{_pct(s['win_rate'])} [{s['ci95'][0]:.0%}, {s['ci95'][1]:.0%}]" for s in run["seats"]]
+        r = run["rounds"]
+        rounds = "-" if r["median"] is None else f"{r['median']:g} ({r['p10']:g}-{r['p90']:g})"
+        ends = run["end_reasons"]
+        top = next(iter(ends), None)
+        common = "-" if top is None else f"{top} ({ends[top] / run['finished']:.0%})"
+        t.add_row(run["value"], f"{run['finished']}/{run['games']}", *seats, rounds, common)
+    return t
