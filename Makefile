@@ -10,6 +10,12 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
+	@# The report's test opens a page in headless Chromium (Debian's package); installed here when
+	@# missing and this user may (root, with apt-get), else said.
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "note: headless Chromium is missing; the report test needs it (apt-get install chromium)"
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -200,6 +200,9 @@ def cmd_simulate(args) -> int:
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
+    if args.report:
+        from .lab import report
+        _write_text(args.report, report.simulation(f"{g.name}: simulation", f"{args.ruleset}; {title}", data, records))
     return EXIT_OK
 
 
@@ -225,6 +228,10 @@ def _simulate_sweep(args, figures, games, show) -> int:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
                                 "set": {k: str(v) for k, v in _params(args.set).items()},
                                 "sweep": {"param": name, "values": values}, "runs": runs})
+    if args.report:
+        from .lab import report
+        _write_text(args.report, report.sweep(f"{g.name}: sweep of {name}", f"{args.ruleset}; {count_of(players, 'player')}, "
+                                              f"{count_of(args.games, 'game')} per value, agents {args.agents}", name, runs))
     return EXIT_OK
 
 
@@ -249,6 +256,14 @@ def _write_json(path, doc) -> None:
         with open(path, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=2)
             f.write("\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _write_text(path, text) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
@@ -301,6 +316,12 @@ def cmd_compare(args) -> int:
             "a": {"ruleset": args.ruleset, "set": a_set, "seed": args.seed, **figures.summarize(a_records, players)},
             "b": {"ruleset": b_path, "set": b_set, "seed": b_seed, **figures.summarize(b_records, players)},
             "tests": rows})
+    if args.report:
+        from .lab import report
+        fa, fb = figures.summarize(a_records, players), figures.summarize(b_records, players)
+        _write_text(args.report, report.comparison(
+            f"A: {a_name} against B: {b_name}", f"{count_of(players, 'player')}, {count_of(args.games, 'game')} "
+            f"each, {seeds}, agents {args.agents}", ("A", fa, a_records), ("B", fb, b_records), rows, SHORT))
     return EXIT_OK
 
 
@@ -457,6 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
     sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
+    sm.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
     sm.set_defaults(func=cmd_simulate)
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")
@@ -473,6 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--seed-b", type=whole_number, help="B's first seed, when B should not replay A's seeds")
     cp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
     cp.add_argument("--json", metavar="FILE", help="also write both sides' figures and the tests as JSON")
+    cp.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
     cp.set_defaults(func=cmd_compare)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -172,3 +173,61 @@ def test_a_sweep_simulates_every_value_and_tabulates_them(tmp_path, capsys):
 def test_a_bad_sweep_is_a_positioned_error(sweep, message, capsys):
     assert main(["simulate", str(COINS), "--sweep", sweep]) == 2
     assert message in capsys.readouterr().err
+
+
+# ---- the report ------------------------------------------------------------------------------
+def _screenshot(page, png):
+    import shutil
+    import subprocess
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.fail("the report test needs headless Chromium: `make test` installs it (apt-get install chromium)")
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1200,1600", f"--screenshot={png}", page.as_uri()],
+                   check=True, capture_output=True, timeout=120)
+    from matplotlib.image import imread
+    return imread(png)
+
+
+def test_the_report_is_one_page_with_its_plots_and_a_browser_shows_them(tmp_path):
+    page = tmp_path / "report.html"
+    assert main(["simulate", str(COINS), "--agents", "random", "--games", "200", "--workers", "1",
+                 "--report", str(page)]) == 0
+    text = page.read_text()
+    assert text.count("<svg") == 3  # win rates, lengths, end reasons (no card is offered in this game)
+    # self-contained: nothing is loaded from a file or an address
+    assert not re.search(r"""(src|href)\s*=\s*["'](https?:|//|file:)""", text) and "<link" not in text
+    pixels = _screenshot(page, tmp_path / "report.png")
+    assert pixels.shape[0] == 1600 and pixels.shape[1] == 1200
+    # the bars are drawn in the report's first colour (#2f6f9f): thousands of its pixels on screen
+    blue = ((abs(pixels[:, :, 0] - 0x2F / 255) < 0.02) & (abs(pixels[:, :, 1] - 0x6F / 255) < 0.02)
+            & (abs(pixels[:, :, 2] - 0x9F / 255) < 0.02))
+    assert blue.sum() > 5000
+
+
+def test_a_comparison_and_a_sweep_put_both_sides_on_the_same_charts(tmp_path):
+    cmp_page, sweep_page = tmp_path / "cmp.html", tmp_path / "sweep.html"
+    main(["compare", str(COINS), "--set-b", "goal=3", "--agents", "random", "--games", "100", "--workers", "1",
+          "--report", str(cmp_page)])
+    main(["simulate", str(COINS), "--agents", "random", "--games", "100", "--workers", "1", "--sweep", "goal=3..5",
+          "--report", str(sweep_page)])
+    cmp_text, sweep_text = cmp_page.read_text(), sweep_page.read_text()
+    assert cmp_text.count("<svg") == 3 and "Mann-Whitney U" in cmp_text and "p (Holm)" in cmp_text
+    assert sweep_text.count("<svg") == 3 and "P1 win rate [95%]" in sweep_text
+    pixels = _screenshot(sweep_page, tmp_path / "sweep.png")
+    orange = ((abs(pixels[:, :, 0] - 0xD0 / 255) < 0.02) & (abs(pixels[:, :, 1] - 0x7A / 255) < 0.02)
+              & (abs(pixels[:, :, 2] - 0x2B / 255) < 0.02))
+    assert orange.sum() > 200  # P2's line and the second value's bars
+
+
+def test_ruleset_text_in_the_report_is_escaped(tmp_path):
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (evil / "coins.lf").write_text(COINS.read_text().replace("../tiny.toml", "tiny.toml")
+                                   .replace('"reached the goal"', '"<script>alert(1)</script>"'))
+    page = tmp_path / "evil.html"
+    assert main(["simulate", str(evil / "coins.lf"), "--agents", "random", "--games", "30", "--workers", "1",
+                 "--report", str(page)]) == 0
+    text = page.read_text()
+    assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text

@@ -1,0 +1,230 @@
+"""The report a designer looks at: one self-contained HTML page (no file or address outside it)
+with the summary tables and the plots, drawn by matplotlib as inline SVG.
+
+A simulation's page shows each seat's win rate with its interval, the distribution of game length,
+the end reasons and the cards' pick rates; a comparison's and a sweep's show both sides, or every
+value, on the same charts. Every text that comes from a ruleset (a reason, a card's name) is escaped
+in the page, and matplotlib draws the plots' texts as paths, so nothing in a ruleset becomes markup.
+"""
+from __future__ import annotations
+
+import html
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams.update({"svg.fonttype": "path", "svg.hashsalt": "lfdsl", "font.size": 10,
+                     "axes.spines.top": False, "axes.spines.right": False})
+COLOURS = ["#2f6f9f", "#d07a2b", "#4c9a52", "#a44a7a", "#7a6fb0", "#8c8c3c"]
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.92em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th { background: #f3f3f3; } td.l, th.l { text-align: left; }
+.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plot { flex: 1 1 480px; }
+.note { color: #555; font-size: 0.9em; } .sig { font-weight: bold; color: #b03030; }
+"""
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _e(text) -> str:
+    return html.escape(str(text))
+
+
+def _table(head: list, rows: list, left: int = 1) -> str:
+    cls = lambda i: ' class="l"' if i < left else ""  # noqa: E731
+    out = ["<table>" + ("<tr>" + "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(head)) + "</tr>"
+                        if head else "")]
+    for row in rows:
+        out.append("<tr>" + "".join(f"<td{cls(i)}>{c}</td>" for i, c in enumerate(row)) + "</tr>")
+    return "".join(out) + "</table>"
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _page(title: str, subtitle: str, body: list[str]) -> str:
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
+            f"<h1>{_e(title)}</h1><p class=\"note\">{_e(subtitle)}</p>" + "".join(body) + "</body></html>\n")
+
+
+# ---- the charts ------------------------------------------------------------------------------
+def _win_rates(sides: list[tuple[str, dict]]):
+    """Grouped bars: each seat's win rate on every side, with its 95% interval."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    seats = [s["seat"] for s in sides[0][1]["seats"]]
+    width = 0.8 / len(sides)
+    for k, (name, fig_data) in enumerate(sides):
+        xs = [i + (k - (len(sides) - 1) / 2) * width for i in range(len(seats))]
+        rates = [s["win_rate"] or 0 for s in fig_data["seats"]]
+        low = [r - s["ci95"][0] for r, s in zip(rates, fig_data["seats"])]
+        high = [s["ci95"][1] - r for r, s in zip(rates, fig_data["seats"])]
+        ax.bar(xs, rates, width, yerr=[low, high], capsize=3, label=name, color=COLOURS[k % len(COLOURS)])
+    ax.axhline(1 / len(seats), color="#888", lw=0.8, ls="--")
+    ax.set_xticks(range(len(seats)), seats)
+    ax.set_ylim(0, 1)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_title("Win rate per seat (95% Wilson interval)")
+    if len(sides) > 1:
+        ax.legend(frameon=False)
+    return _svg(fig)
+
+
+def _lengths(sides: list[tuple[str, list[int]]]):
+    """Histogram of the rounds of the finished games, every side on one chart."""
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    values = [v for _, vs in sides for v in vs]
+    if values:
+        lo, hi = min(values), max(values)
+        bins = [x - 0.5 for x in range(lo, hi + 2)] if hi - lo < 40 else 30
+        for k, (name, vs) in enumerate(sides):
+            ax.hist(vs, bins=bins, alpha=0.6 if len(sides) > 1 else 0.9, label=name, color=COLOURS[k % len(COLOURS)])
+    ax.set_xlabel("rounds")
+    ax.set_ylabel("games")
+    ax.set_title("Length of the finished games")
+    if len(sides) > 1:
+        ax.legend(frameon=False)
+    return _svg(fig)
+
+
+def _hbars(title: str, labels: list[str], sides: list[tuple[str, list[float]]], percent: bool):
+    """Horizontal bars, one group per label, one bar per side."""
+    fig, ax = plt.subplots(figsize=(5.6, 0.8 + 0.32 * len(labels) * max(1, len(sides) * 0.7)))
+    height = 0.8 / len(sides)
+    for k, (name, vals) in enumerate(sides):
+        ys = [i + (k - (len(sides) - 1) / 2) * height for i in range(len(labels))]
+        ax.barh(ys, vals, height, label=name, color=COLOURS[k % len(COLOURS)])
+    ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in labels])
+    ax.invert_yaxis()
+    if percent:
+        ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_title(title)
+    if len(sides) > 1:
+        ax.legend(frameon=False)
+    return _svg(fig)
+
+
+def _ends(sides: list[tuple[str, dict]]):
+    reasons = []
+    for _, f in sides:
+        reasons += [r for r in f["end_reasons"] if r not in reasons]
+    shares = [(n, [f["end_reasons"].get(r, 0) / f["finished"] if f["finished"] else 0 for r in reasons])
+              for n, f in sides]
+    return _hbars("How the games ended (share of finished games)", reasons, shares, True) if reasons else ""
+
+
+def _picks(sides: list[tuple[str, dict]], top: int = 15):
+    cards = sides[0][1]["cards"]
+    names = sorted(cards, key=lambda c: (-cards[c]["offered"], c))[:top]
+    if not names:
+        return ""
+    rates = [(n, [(f["cards"].get(c) or {}).get("chosen_when_offered") or 0 for c in names]) for n, f in sides]
+    return _hbars(f"Cards chosen when offered (the {len(names)} most offered)", names, rates, True)
+
+
+def _plots(parts: list[str]) -> str:
+    return '<div class="plots">' + "".join(f'<div class="plot">{p}</div>' for p in parts if p) + "</div>"
+
+
+# ---- the pages -------------------------------------------------------------------------------
+def _summary_rows(f: dict) -> list:
+    return [["games", f["games"]], ["finished", f["finished"]], ["stopped by a limit", f["stopped_by_limit"]],
+            ["stopped by an error", f["errors"]], ["ties", f["ties"]],
+            ["rounds: median (p10-p90)", "-" if f["rounds"]["median"] is None else
+             f"{f['rounds']['median']:g} ({f['rounds']['p10']:g}-{f['rounds']['p90']:g})"],
+            ["decisions: median", "-" if f["decisions"]["median"] is None else f"{f['decisions']['median']:g}"]]
+
+
+def simulation(title: str, subtitle: str, figures: dict, records: list[dict]) -> str:
+    """The page of one simulation."""
+    rounds = [r["rounds"] for r in records if r["status"] == "finished"]
+    seats = [[_e(s["seat"]), s["wins"], _pct(s["win_rate"]), f"[{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"]
+             for s in figures["seats"]]
+    body = ["<h2>Summary</h2>", _table(None, [[_e(a), _e(b)] for a, b in _summary_rows(figures)]),
+            _table(["seat", "wins", "win rate", "95% interval"], seats),
+            f"<p class=\"note\">{_e(figures['interval'])}</p>",
+            "<h2>Plots</h2>", _plots([_win_rates([("", figures)]), _lengths([("", rounds)]),
+                                      _ends([("", figures)]), _picks([("", figures)])])]
+    if figures["failed_seeds"]:
+        body += ["<h2>Games that did not finish</h2>",
+                 _table(["seed", "stopped by", "message"],
+                        [[f["seed"], _e(f["status"]), _e(f["message"] or "")] for f in figures["failed_seeds"]])]
+    return _page(title, subtitle, body)
+
+
+def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], tests: dict) -> str:
+    """The page of a comparison: `a` and `b` are (name, figures, records)."""
+    sides = [(a[0], a[1]), (b[0], b[1])]
+
+    def val(v, share):
+        if v is None or isinstance(v, dict):
+            return "-" if v is None else "see the plot"
+        return _pct(v) if share else f"{v:g}"
+    table = []
+    for r in rows:
+        share = r["figure"].endswith("win rate") or r["figure"] == "games finished"
+        d = r["difference"]
+        table.append([_e(r["figure"]), val(r["a"], share), val(r["b"], share),
+                      "-" if d is None else (f"{d:+.1%}" if share else f"{d:+g}"), _e(tests.get(r["test"], r["test"])),
+                      "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
+                      '<span class="sig">yes</span>' if r["significant"] else "no"])
+    finished = [(n, [r["rounds"] for r in recs if r["status"] == "finished"]) for n, _, recs in (a, b)]
+    body = ["<h2>Figures</h2>", _table(["figure", "A", "B", "B - A", "test", "p", "p (Holm)", "significant"], table),
+            "<p class=\"note\">" + _e("; ".join(f"{short}: {name}" for name, short in tests.items())) + "</p>",
+            "<h2>Plots</h2>", _plots([_win_rates(sides), _lengths(finished), _ends(sides), _picks(sides)])]
+    return _page(title, subtitle, body)
+
+
+def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
+    """The page of a sweep: every value of the parameter on the same charts."""
+    values = [r["value"] for r in runs]
+    numeric = all(v.lstrip("-").isdigit() for v in values)
+    xs = [int(v) for v in values] if numeric else list(range(len(values)))
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    for k, seat in enumerate(s["seat"] for s in runs[0]["seats"]):
+        rates = [r["seats"][k]["win_rate"] or 0 for r in runs]
+        ax.plot(xs, rates, marker="o", color=COLOURS[k % len(COLOURS)], label=seat)
+        ax.fill_between(xs, [r["seats"][k]["ci95"][0] for r in runs], [r["seats"][k]["ci95"][1] for r in runs],
+                        color=COLOURS[k % len(COLOURS)], alpha=0.15)
+    ax.set_ylim(0, 1)
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_title("Win rate per seat (95% Wilson interval)")
+    ax.set_xlabel(name)
+    ax.legend(frameon=False)
+    _ticks(ax, xs, values, numeric)
+    win = _svg(fig)
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    med = [r["rounds"]["median"] for r in runs]
+    ax.plot(xs, [m or 0 for m in med], marker="o", color=COLOURS[0], label="median")
+    ax.fill_between(xs, [r["rounds"]["p10"] or 0 for r in runs], [r["rounds"]["p90"] or 0 for r in runs],
+                    color=COLOURS[0], alpha=0.2, label="10th-90th percentile")
+    ax.set_title("Rounds of the finished games")
+    ax.set_xlabel(name)
+    ax.legend(frameon=False)
+    _ticks(ax, xs, values, numeric)
+    length = _svg(fig)
+    ends = _ends([(f"{name}={r['value']}", r) for r in runs])
+    rows = [[_e(r["value"]), f"{r['finished']}/{r['games']}",
+             *(f"{_pct(s['win_rate'])} [{s['ci95'][0]:.0%}, {s['ci95'][1]:.0%}]" for s in r["seats"]),
+             "-" if r["rounds"]["median"] is None else f"{r['rounds']['median']:g}"] for r in runs]
+    head = [name, "finished", *(f"{s['seat']} win rate [95%]" for s in runs[0]["seats"]), "rounds (median)"]
+    body = ["<h2>Summary</h2>", _table(head, rows), "<h2>Plots</h2>", _plots([win, length, ends])]
+    return _page(title, subtitle, body)
+
+
+def _ticks(ax, xs, values, numeric):
+    if not numeric:
+        ax.set_xticks(xs, values)
