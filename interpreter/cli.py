@@ -195,8 +195,8 @@ def cmd_simulate(args) -> int:
              f"{args.seed + args.games - 1}), agents {args.agents}")
     for t in show.tables(data, title):
         out.print(t)
-    out.print(f"{args.games / seconds:.1f} games/s on {count_of(min(args.workers, args.games), 'worker')} "
-              f"({seconds:.1f} s)")
+    where = f"the cluster at {args.cluster}" if args.cluster else count_of(min(args.workers, args.games), "worker")
+    out.print(f"{args.games / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
@@ -246,8 +246,11 @@ def _players_for(engine, wanted):
 def _run_games(show, games, engine, players, args, seed, label, console):
     with show.progress(console) as bar:
         task = bar.add_task(label, total=args.games)
-        return games.play_many(engine, players, args.agents, range(seed, seed + args.games), args.workers,
-                               each=lambda _r: bar.advance(task))
+        try:
+            return games.play_many(engine, players, args.agents, range(seed, seed + args.games), args.workers,
+                                   each=lambda _r: bar.advance(task), cluster=args.cluster)
+        except games.ClusterError as exc:
+            raise UsageError(str(exc)) from None
 
 
 def _write_json(path, doc) -> None:
@@ -269,6 +272,12 @@ def _write_text(path, text) -> None:
 
 
 def _check_counts(args) -> None:
+    if args.cluster:
+        if not re.fullmatch(r"(tcp|tls)://[^\s/]+:[0-9]+", args.cluster):
+            raise UsageError(f"--cluster takes a Dask scheduler's address, tcp://HOST:PORT, not `{args.cluster}`")
+        import importlib.util
+        if importlib.util.find_spec("distributed") is None:
+            raise UsageError("--cluster needs the cluster extra (dask distributed): pip install 'lfdsl[cluster]'")
     if args.games < 1:
         raise UsageError(f"--games must be at least 1, not {args.games}")
     if args.workers is None:
@@ -479,6 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
     sm.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
+    sm.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                    help="play on this Dask distributed cluster instead of local processes")
     sm.set_defaults(func=cmd_simulate)
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")
@@ -496,6 +507,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
     cp.add_argument("--json", metavar="FILE", help="also write both sides' figures and the tests as JSON")
     cp.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
+    cp.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                    help="play on this Dask distributed cluster instead of local processes")
     cp.set_defaults(func=cmd_compare)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")

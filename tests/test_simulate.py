@@ -231,3 +231,31 @@ def test_ruleset_text_in_the_report_is_escaped(tmp_path):
                  "--report", str(page)]) == 0
     text = page.read_text()
     assert "<script>" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+
+
+# ---- a Dask cluster --------------------------------------------------------------------------
+def test_a_local_dask_cluster_gives_the_figures_of_a_local_run(tmp_path):
+    from distributed import LocalCluster
+    local = tmp_path / "local.json"
+    on_cluster = tmp_path / "cluster.json"
+    main(["simulate", str(COINS), "--agents", "random", "--games", "120", "--workers", "1", "--seed", "5",
+          "--json", str(local)])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      host="127.0.0.1") as cluster:
+        assert main(["simulate", str(COINS), "--agents", "random", "--games", "120", "--seed", "5",
+                     "--cluster", cluster.scheduler_address, "--json", str(on_cluster)]) == 0
+        compared = tmp_path / "cmp.json"
+        assert main(["compare", str(COINS), "--set-b", "goal=3", "--agents", "random", "--games", "60",
+                     "--cluster", cluster.scheduler_address, "--json", str(compared)]) == 0
+    assert json.loads(local.read_text()) == json.loads(on_cluster.read_text())
+    tests = json.loads(compared.read_text())["tests"]
+    main(["compare", str(COINS), "--set-b", "goal=3", "--agents", "random", "--games", "60", "--workers", "1",
+          "--json", str(compared)])
+    assert json.loads(compared.read_text())["tests"] == tests
+
+
+def test_a_cluster_that_is_not_there_is_said_plainly(capsys):
+    assert main(["simulate", str(COINS), "--games", "2", "--cluster", "not-an-address"]) == 2
+    assert "--cluster takes a Dask scheduler's address, tcp://HOST:PORT" in capsys.readouterr().err
+    assert main(["simulate", str(COINS), "--agents", "random", "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err

@@ -72,12 +72,47 @@ def _play_in_worker(seed: int) -> dict:
     return play_one(_worker["engine"], _worker["players"], _worker["agents"], seed)
 
 
-def play_many(engine, players: int, agents: str, seeds, workers: int = 1, each=None) -> list[dict]:
+class ClusterError(Exception):
+    """A Dask cluster that cannot be reached."""
+
+
+def _play_chunk(engine, players: int, agents: str, seeds: list) -> list[dict]:
+    return [play_one(engine, players, agents, s) for s in seeds]
+
+
+def play_on_cluster(address: str, engine, players: int, agents: str, seeds: list, each=None) -> list[dict]:
+    """Play the games on a Dask distributed cluster (its scheduler's address, `tcp://HOST:PORT`):
+    the engine is sent once to every worker (it pickles as its program's recipe, so the workers need
+    neither the ruleset's files nor this folder, only lfdsl installed), the seeds go in chunks, and
+    the records come back in the order of `seeds`, as from a local run."""
+    from distributed import Client, as_completed
+    records = {}
+    try:
+        client = Client(address, set_as_default=False, timeout="10s")
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__})") from None
+    with client:
+        shared = client.scatter(engine, broadcast=True)
+        size = max(1, min(25, len(seeds) // (4 * max(1, len(client.scheduler_info()["workers"])))))
+        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+        futures = [client.submit(_play_chunk, shared, players, agents, c, pure=False) for c in chunks]
+        for future in as_completed(futures, loop=client.loop):
+            for record in future.result():
+                records[record["seed"]] = record
+                if each:
+                    each(record)
+    return [records[s] for s in seeds]
+
+
+def play_many(engine, players: int, agents: str, seeds, workers: int = 1, each=None,
+              cluster: str | None = None) -> list[dict]:
     """Play a game for every seed; `each(record)` is called as each game ends (in the order they
     end); the records are returned in the order of `seeds`. With `workers` above 1 the games are
     shared among that many processes, each with its own copy of the engine (an engine pickles as the
-    recipe of its program)."""
+    recipe of its program); with `cluster`, among the workers of that Dask cluster."""
     seeds = list(seeds)
+    if cluster:
+        return play_on_cluster(cluster, engine, players, agents, seeds, each)
     if workers <= 1 or len(seeds) <= 1:
         out = []
         for s in seeds:
