@@ -151,12 +151,12 @@ def _lab():
     return figures, games, show
 
 
-def _sweep_values(text: str, engine) -> tuple[str, list[str]]:
+def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list[str]]:
     """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`: the parameter and its values, as typed."""
     def bad(col, message, hint=None):
-        raise ParamError([Diagnostic("--sweep", 1, col, message, hint, text)])
+        raise ParamError([Diagnostic(option, 1, col, message, hint, text)])
     if "=" not in text:
-        bad(len(text) + 1, "`--sweep` takes name=LO..HI or name=V1,V2,...", f"write `--sweep {text or 'name'}=8..14`")
+        bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
     if name not in engine.program.params:
         bad(1, f"the ruleset has no parameter `{name}`", suggest(name, engine.program.params))
@@ -233,6 +233,87 @@ def _simulate_sweep(args, figures, games, show) -> int:
         _write_text(args.report, report.sweep(f"{g.name}: sweep of {name}", f"{args.ruleset}; {count_of(players, 'player')}, "
                                               f"{count_of(args.games, 'game')} per value, agents {args.agents}", name, runs))
     return EXIT_OK
+
+
+def cmd_tune(args) -> int:
+    figures, games, show = _lab()
+    from rich.console import Console
+
+    try:
+        from .lab import tune
+    except ImportError as exc:
+        raise UsageError(f"lfdsl tune needs the tune extra ({exc.name} is not installed): "
+                         "pip install 'lfdsl[tune]'") from None
+    engine = _load(args)
+    g = engine.model.game
+    try:
+        target = tune.parse_target(args.target)
+    except tune.TargetError:
+        raise ParamError([Diagnostic("--target", 1, 1, f"no target `{args.target}`",
+                                     "the targets: " + "; ".join(f"`{t}`" for t in tune.TARGETS), args.target)]) from None
+    space = {}
+    for text in args.param:
+        name, values = _sweep_values(text, engine, "--param")
+        if name in space:
+            raise ParamError([Diagnostic("--param", 1, 1, f"`{name}` is given twice", None, text)])
+        ranged = re.fullmatch(r"[^=]+=-?[0-9]+\.\.-?[0-9]+", text)
+        space[name] = (int(values[0]), int(values[-1])) if ranged else values
+    players = _players_for(engine, args.players)
+    _check_counts(args)
+    if args.trials < 1:
+        raise UsageError(f"--trials must be at least 1, not {args.trials}")
+    make_agents(args.agents, players, args.seed, engine=engine)
+    fixed = _params(args.set)
+    for name, values in space.items():  # every value a trial may take is checked before any game
+        for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
+            Engine.load(args.ruleset, args.cards, {**fixed, name: v}, search=tuple(args.path or ()))
+    err = Console(stderr=True)
+
+    seen: dict = {}  # a setting tried again plays the same seeds: its figures are known
+
+    def simulate(params, seed=args.seed, label=None):
+        key = (seed, tuple(sorted(params.items())))
+        if key in seen:
+            return seen[key]
+        e = Engine.load(args.ruleset, args.cards, {**fixed, **params}, search=tuple(args.path or ()))
+        records = _run_games(show, games, e, players, args, seed,
+                             label or ", ".join(f"{k}={v}" for k, v in params.items()), err)
+        seen[key] = figures.summarize(records, players), records
+        return seen[key]
+
+    result = tune.search(space, target, args.trials, args.seed, simulate)
+    best = result["best"]
+    fresh = args.seed + args.games
+    data, records = simulate(best["params"], fresh, "confirmation")
+    check = tune.confirmation(target, data, records, args.seed)
+    out = Console(highlight=False)
+    out.print(f"{g.name}: {count_of(players, 'player')}, target: {args.target}; "
+              f"{count_of(args.trials, 'trial')} of {count_of(args.games, 'game')} (seeds {args.seed} to "
+              f"{args.seed + args.games - 1}), agents {args.agents}; Optuna's TPE sampler (seed {args.seed})")
+    out.print(show.trials(result["trials"], list(space), target[0]))
+    setting = ", ".join(f"{k}={v}" for k, v in best["params"].items())
+    out.print(f"Best: {setting} (trial {best['trial']}, distance to the target {best['objective']:g})")
+    if target[0] == "seats":
+        rates = "; ".join(f"{s['seat']} {s['win_rate']:.1%} [{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"
+                          for s in check["seats"] if s["win_rate"] is not None)
+        out.print(f"Confirmed on {count_of(args.games, 'fresh game')} (seeds {fresh} to {fresh + args.games - 1}): "
+                  f"win rates {rates}; spread {check['objective']:g}")
+    else:
+        lo, hi = check["ci95"]
+        out.print(f"Confirmed on {count_of(args.games, 'fresh game')} (seeds {fresh} to {fresh + args.games - 1}): "
+                  f"median rounds {_num(check['median_rounds'])} [{_num(lo)}, {_num(hi)}] ({check['interval']})")
+    if args.json:
+        _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
+                                "games": args.games, "set": fixed, "target": args.target,
+                                "space": {k: list(v) for k, v in space.items()},
+                                "sampler": "optuna.samplers.TPESampler", "trials": result["trials"],
+                                "best": {"trial": best["trial"], "params": best["params"], "objective": best["objective"]},
+                                "confirmation": {"seeds": [fresh, fresh + args.games - 1], **check}})
+    return EXIT_OK
+
+
+def _num(x) -> str:
+    return "-" if x is None else f"{x:g}"
 
 
 def _players_for(engine, wanted):
@@ -510,6 +591,20 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--cluster", metavar="tcp://HOST:PORT",
                     help="play on this Dask distributed cluster instead of local processes")
     cp.set_defaults(func=cmd_compare)
+    tu = sub.add_parser("tune", help="search the ruleset's parameters for a target (Optuna)")
+    common(tu)
+    tu.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
+                    help="a parameter to search, whole numbers LO..HI or values V1,V2,... (repeatable)")
+    tu.add_argument("--target", required=True, help="`seat win rates equal` or `median rounds N`")
+    tu.add_argument("--trials", type=whole_number, default=20, help="settings tried (default 20)")
+    tu.add_argument("--players", type=whole_number)
+    tu.add_argument("--games", type=whole_number, default=100, help="games per trial (default 100)")
+    tu.add_argument("--agents", default="greedy", help="the agents (default greedy)")
+    tu.add_argument("--seed", type=whole_number, default=1, help="the first game's seed, and the sampler's")
+    tu.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
+    tu.add_argument("--cluster", metavar="tcp://HOST:PORT", help="play on this Dask distributed cluster")
+    tu.add_argument("--json", metavar="FILE", help="also write every trial and the result as JSON")
+    tu.set_defaults(func=cmd_tune)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
     search(x)

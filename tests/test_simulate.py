@@ -259,3 +259,39 @@ def test_a_cluster_that_is_not_there_is_said_plainly(capsys):
     assert "--cluster takes a Dask scheduler's address, tcp://HOST:PORT" in capsys.readouterr().err
     assert main(["simulate", str(COINS), "--agents", "random", "--games", "2", "--cluster", "tcp://127.0.0.1:9"]) == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+
+
+# ---- tuning ----------------------------------------------------------------------------------
+def test_tune_finds_the_goal_that_gives_the_wanted_length_and_confirms_it(tmp_path, capsys):
+    out = tmp_path / "tune.json"
+    args = ["tune", str(COINS), "--param", "goal=2..9", "--target", "median rounds 3", "--trials", "10",
+            "--games", "100", "--agents", "random", "--workers", "1", "--json", str(out)]
+    assert main(args) == 0
+    data = json.loads(out.read_text())
+    assert data["best"]["params"] == {"goal": "5"} and data["best"]["objective"] == 0
+    assert len(data["trials"]) == 10 and data["sampler"] == "optuna.samplers.TPESampler"
+    # every trial's distance is the distance of its own figures from the target
+    for t in data["trials"]:
+        assert t["objective"] == abs(t["figures"]["rounds"]["median"] - 3)
+    check = data["confirmation"]
+    assert check["seeds"] == [101, 200] and check["median_rounds"] == 3
+    assert check["ci95"][0] <= 3 <= check["ci95"][1] and "scipy.stats.bootstrap" in check["interval"]
+    assert "Best: goal=5" in capsys.readouterr().out
+    again = tmp_path / "again.json"
+    main(args[:-1] + [str(again)])
+    assert json.loads(again.read_text()) == data  # the same seed, the same search
+
+
+def test_tune_can_aim_at_equal_seats():
+    from interpreter.lab import tune
+    assert tune.parse_target("Seat win rates  equal") == ("seats", None)
+    data = {"seats": [{"win_rate": 0.61}, {"win_rate": 0.52}], "rounds": {"median": 4}}
+    assert tune.objective(("seats", None), data) == pytest.approx(0.09)
+    assert main(["tune", str(COINS), "--param", "goal=3,5", "--target", "seat win rates equal", "--trials", "3",
+                 "--games", "50", "--agents", "random", "--workers", "1"]) == 0
+
+
+def test_a_target_tune_does_not_know_is_said_with_the_known_ones(capsys):
+    assert main(["tune", str(COINS), "--param", "goal=2..4", "--target", "shortest games"]) == 2
+    err = capsys.readouterr().err
+    assert "--target:1:1: no target `shortest games`" in err and "`median rounds N`" in err

@@ -158,3 +158,19 @@ def sweep(runs: list[dict], name: str, title: str):
         common = "-" if top is None else f"{top} ({ends[top] / run['finished']:.0%})"
         t.add_row(run["value"], f"{run['finished']}/{run['games']}", *seats, rounds, common)
     return t
+
+
+def trials(done: list[dict], names: list[str], kind: str, top: int = 10):
+    """The best trials of a search, best first."""
+    t = _table(f"The {min(top, len(done))} best of {len(done)} trials (distance to the target: lower is better)")
+    t.add_column("trial", justify="right")
+    for n in names:
+        t.add_column(n, justify="right")
+    t.add_column("distance", justify="right")
+    t.add_column("win rates" if kind == "seats" else "median rounds", justify="right")
+    for d in sorted(done, key=lambda d: (d["objective"], d["trial"]))[:top]:
+        f = d["figures"]
+        shown = (" / ".join(_pct(s["win_rate"]) for s in f["seats"]) if kind == "seats"
+                 else _num(f["rounds"]["median"]))
+        t.add_row(str(d["trial"]), *(d["params"][n] for n in names), f"{d['objective']:g}", shown)
+    return t
