@@ -1,11 +1,16 @@
 """Random-agent playouts: complete games per second and decisions per second, per configuration.
+A thin wrapper over the lab's game runner (`interpreter/lab/games.py`, what `lfdsl simulate` plays
+with), without its counts of options, so that only the engine and the agents are timed.
 
-    python benchmarks/playouts.py                 # table, 200 games per configuration
-    python benchmarks/playouts.py --games 1000    # the full thousand per configuration
-    python benchmarks/playouts.py --json          # a JSON list of result objects
+    python benchmarks/playouts.py                          # table, 200 games per configuration
+    python benchmarks/playouts.py --games 1000             # the full thousand per configuration
+    python benchmarks/playouts.py --ruleset rulesets/base.lf --players 3 --set goal=10
+    python benchmarks/playouts.py --workers 2              # games shared among two processes
+    python benchmarks/playouts.py --json                   # a JSON list of result objects
 
-Every game must end with a result (winners, or a solo loss); an error or a game without a result
-stops the run (exit 1).
+A progress bar shows each configuration's games (on a terminal). Every game must end with a
+result (winners, or a solo loss); an error or a game stopped by a limit stops the run (exit 1)
+with its seed. For balance figures rather than speed, use `lfdsl simulate` (docs/simulation.md).
 """
 from __future__ import annotations
 
@@ -18,27 +23,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from interpreter.agents import make_agents, play  # noqa: E402
+from rich.console import Console  # noqa: E402
+
 from interpreter.engine import Engine  # noqa: E402
+from rulesdsl.errors import LanguageError  # noqa: E402
+from interpreter.lab import games, show  # noqa: E402
 
 CONFIGS = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/duel.lf", 2),
            ("rulesets/kodama.lf", 2), ("rulesets/kodama.lf", 3), ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1)]
 
 
-def measure(ruleset: str, players: int, games: int) -> dict:
-    engine = Engine.load(ROOT / ruleset)
-    decisions = 0
+def measure(ruleset: str, players: int, count: int, params: dict, workers: int, console) -> dict:
+    engine = Engine.load(ROOT / ruleset, params=params)
     start = time.perf_counter()
-    for seed in range(games):
-        st = engine.new_game(players, seed)
-        play(engine, st, make_agents("random", players, seed))
-        # Every game must end: with winners, or (solo) with the player's loss.
-        if not st.result or not (st.result["winners"] or st.result.get("loser")):
-            raise SystemExit(f"{ruleset} {players}p seed {seed}: the game has no result")
-        decisions += st.decisions
+    with show.progress(console) as bar:
+        task = bar.add_task(f"{ruleset} {players}p", total=count)
+        records = games.play_many(engine, players, "random", range(count), workers,
+                                  each=lambda _r: bar.advance(task), tally=False)
     seconds = time.perf_counter() - start
-    return {"ruleset": ruleset, "players": players, "games": games, "seconds": round(seconds, 3),
-            "games_per_s": round(games / seconds, 2), "decisions_per_s": round(decisions / seconds, 1)}
+    for r in records:
+        if r["status"] != "finished":
+            raise SystemExit(f"{ruleset} {players}p seed {r['seed']}: the game did not end: {r['message']}")
+    decisions = sum(r["decisions"] for r in records)
+    return {"ruleset": ruleset, "players": players, "games": count, "workers": workers,
+            "seconds": round(seconds, 3), "games_per_s": round(count / seconds, 2),
+            "decisions_per_s": round(decisions / seconds, 1)}
 
 
 def main(argv=None) -> int:
@@ -47,19 +56,31 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     ap.add_argument("--ruleset", help="only this ruleset (any .lf file, e.g. a variant)")
     ap.add_argument("--players", type=int, help="with --ruleset: only this player count")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a ruleset parameter")
+    ap.add_argument("--workers", type=int, default=1, help="processes to play on (default 1)")
     args = ap.parse_args(argv)
+    params = dict(p.split("=", 1) for p in args.set)
     configs = [(r, p) for r, p in CONFIGS if (not args.ruleset or r == args.ruleset)
                and (not args.players or p == args.players)]
     if args.ruleset and not configs:
-        players = args.players or Engine.load(ROOT / args.ruleset).model.game.default_players
+        try:
+            players = args.players or Engine.load(ROOT / args.ruleset, params=params).model.game.default_players
+        except LanguageError as exc:
+            print(exc.render(), file=sys.stderr)
+            return 2
         configs = [(args.ruleset, players)]
-    rows = [measure(r, p, args.games) for r, p in configs]
+    err = Console(stderr=True)
+    try:
+        rows = [measure(r, p, args.games, params, args.workers, err) for r, p in configs]
+    except LanguageError as exc:  # a ruleset or a --set that cannot be used
+        print(exc.render(), file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
-        print(f"{'ruleset':<22}{'players':>8}{'games':>7}{'seconds':>9}{'games/s':>9}{'decisions/s':>13}")
+        print(f"{'ruleset':<22}{'players':>8}{'games':>7}{'workers':>8}{'seconds':>9}{'games/s':>9}{'decisions/s':>13}")
         for r in rows:
-            print(f"{r['ruleset']:<22}{r['players']:>8}{r['games']:>7}{r['seconds']:>9.2f}"
+            print(f"{r['ruleset']:<22}{r['players']:>8}{r['games']:>7}{r['workers']:>8}{r['seconds']:>9.2f}"
                   f"{r['games_per_s']:>9.1f}{r['decisions_per_s']:>13.0f}")
     return 0
 

@@ -11,8 +11,9 @@ from ..agents import make_agents
 from ..engine import GameError, InternalError, LimitError
 
 
-def play_one(engine, players: int, agents: str, seed: int) -> dict:
-    """Play one game to its end; return its record (a plain dict, as JSON data)."""
+def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -> dict:
+    """Play one game to its end; return its record (a plain dict, as JSON data). Without `tally`
+    the options offered and chosen are not counted (a speed benchmark pays nothing for them)."""
     bots = make_agents(agents, players, seed, engine=engine)
     st = engine.new_game(players, seed)
     offered: dict[str, list] = {}   # an option's label -> [games' decisions offering it, chosen]
@@ -24,7 +25,8 @@ def play_one(engine, players: int, agents: str, seed: int) -> dict:
             who = st.pending["player"]
             bot = bots[who]
             choice = bot.choose(options, engine.view(st, who) if getattr(bot, "uses_view", True) else None)
-            _tally(st.pending, options, choice, offered, cards)
+            if tally:
+                _tally(st.pending, options, choice, offered, cards)
             engine.apply(st, choice)
     except LimitError as exc:
         status, message = "limit", exc.diagnostic.message
@@ -64,12 +66,12 @@ def _tally(pending, options, choice, offered, cards) -> None:
 _worker: dict = {}
 
 
-def _start_worker(engine, players, agents):
-    _worker.update(engine=engine, players=players, agents=agents)
+def _start_worker(engine, players, agents, tally):
+    _worker.update(engine=engine, players=players, agents=agents, tally=tally)
 
 
 def _play_in_worker(seed: int) -> dict:
-    return play_one(_worker["engine"], _worker["players"], _worker["agents"], seed)
+    return play_one(_worker["engine"], _worker["players"], _worker["agents"], seed, _worker["tally"])
 
 
 class ClusterError(Exception):
@@ -105,7 +107,7 @@ def play_on_cluster(address: str, engine, players: int, agents: str, seeds: list
 
 
 def play_many(engine, players: int, agents: str, seeds, workers: int = 1, each=None,
-              cluster: str | None = None) -> list[dict]:
+              cluster: str | None = None, tally: bool = True) -> list[dict]:
     """Play a game for every seed; `each(record)` is called as each game ends (in the order they
     end); the records are returned in the order of `seeds`. With `workers` above 1 the games are
     shared among that many processes, each with its own copy of the engine (an engine pickles as the
@@ -116,13 +118,13 @@ def play_many(engine, players: int, agents: str, seeds, workers: int = 1, each=N
     if workers <= 1 or len(seeds) <= 1:
         out = []
         for s in seeds:
-            out.append(play_one(engine, players, agents, s))
+            out.append(play_one(engine, players, agents, s, tally))
             if each:
                 each(out[-1])
         return out
     records = {}
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run a display thread
-    with ctx.Pool(min(workers, len(seeds)), _start_worker, (engine, players, agents)) as pool:
+    with ctx.Pool(min(workers, len(seeds)), _start_worker, (engine, players, agents, tally)) as pool:
         for record in pool.imap_unordered(_play_in_worker, seeds):
             records[record["seed"]] = record
             if each:
