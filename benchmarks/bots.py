@@ -7,8 +7,8 @@ game length with mcts in every seat.
     python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
-Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (see
-interpreter/tournament.py). Speed: the median milliseconds of an mcts decision that had a choice
+Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (statsmodels,
+interpreter/lab/figures.py). Speed: the median milliseconds of an mcts decision that had a choice
 (decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
 median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
 Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9 (or `--levels`), with Wilson 95% intervals,
@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from interpreter.agents import make_agents  # noqa: E402
 from interpreter.engine import Engine, LimitError  # noqa: E402
-from interpreter.tournament import median, seat_texts, wilson  # noqa: E402
+from interpreter.lab.figures import interval  # noqa: E402
+from interpreter.lab.tournament import median, seat_texts  # noqa: E402
 
 PAIRS = [("mcts", "random"), ("greedy", "random"), ("mcts", "greedy")]
 RULESETS = [("rulesets/duel.lf", 2), ("rulesets/base.lf", 2)]
@@ -79,7 +80,7 @@ def run_pair(pool, ruleset, players, a, b, games):
             a_score += 0.5
         ms += out["ms"]
         rounds.append(out["rounds"])
-    low, high = wilson(a_score, games)
+    low, high = interval(a_score, games)
     return {"ruleset": ruleset, "players": players, "a": a, "b": b, "games": games, "a_score": a_score,
             "a_rate": round(a_score / games, 3), "interval95": [round(low, 3), round(high, 3)],
             "median_ms_per_mcts_decision": round(median(ms), 1) if ms else None,
@@ -129,7 +130,7 @@ def main(argv=None) -> int:
                 jobs = [("rulesets/solo.lf", 1, [args.mcts], g, {"difficulty": str(level)}) for g in range(args.games)]
                 outs = pool.map(one_game, jobs)
                 wins = sum(bool(o["winners"]) for o in outs)
-                low, high = wilson(wins, args.games)
+                low, high = interval(wins, args.games)
                 row = {"ruleset": "rulesets/solo.lf", "difficulty": level, "agents": args.mcts, "games": args.games,
                        "wins": wins, "win_rate": round(wins / args.games, 3), "interval95": [round(low, 3), round(high, 3)],
                        "median_rounds": median([o["rounds"] for o in outs]),

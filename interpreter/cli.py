@@ -419,7 +419,8 @@ def cmd_tournament(args) -> int:
     import json
 
     from .bots import parse_agents
-    from .tournament import table, tournament
+    _lab()
+    from .lab.tournament import table, tournament
     engine = _load(args)
     g = engine.model.game
     players = args.players if args.players is not None else max(2, g.min_players)

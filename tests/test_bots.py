@@ -4,12 +4,14 @@ by benchmarks/bots.py."""
 from __future__ import annotations
 
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from interpreter.agents import make_agents, play
 from interpreter.bots import AgentSpecError, Evaluation, parse_agents
 from interpreter.cli import main
 from interpreter.engine import Engine
-from interpreter.tournament import play_pair, wilson
+from interpreter.lab.figures import interval
+from interpreter.lab.tournament import play_pair
 from rulesdsl.checker import CheckError
 from rulesdsl.layers import load_ruleset
 from rulesdsl import unparse
@@ -142,9 +144,10 @@ def test_an_evaluate_block_is_checked_unparsed_and_used(tmp_path):
 
 
 def test_wilson_interval():
-    low, high = wilson(90, 100)
+    low, high = interval(90, 100)
     assert round(low, 3) == 0.826 and round(high, 3) == 0.945
-    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == pytest.approx(1.0)
+    assert interval(0, 10)[0] == 0.0 and interval(10, 10)[1] == pytest.approx(1.0)
+    assert interval(10.5, 20) == list(proportion_confint(10.5, 20, method="wilson"))  # half wins
 
 
 def test_tournament_command_prints_a_table_and_json(tmp_path, capsys):

@@ -1,31 +1,18 @@
 """Tournaments between agents: every pair over N games, seats alternated, win rates with intervals.
 
-The interval is Wilson's score interval at 95% (z = 1.96), written out here in a few lines rather
-than adding scipy or statsmodels as a dependency for one formula. A shared win counts half to each
-side; a game that reaches one of the ruleset's limits (rounds, decisions) counts as unfinished and
-half to each side as well, and is reported.
+The interval is Wilson's score interval at 95%, computed by statsmodels (`figures.interval`). A
+shared win counts half to each side; a game that reaches one of the ruleset's limits (rounds,
+decisions) counts as unfinished and half to each side as well, and is reported.
 """
 from __future__ import annotations
 
-import math
+import statistics
 
 import attrs
 
-from .agents import make_agents, play
-from .engine import LimitError
-
-Z95 = 1.959963984540054
-
-
-def wilson(wins: float, games: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion of `wins` in `games` (both ends in [0, 1])."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+from ..agents import make_agents, play
+from ..engine import LimitError
+from .figures import interval
 
 
 @attrs.frozen
@@ -47,24 +34,20 @@ class PairResult:
 
     def interval(self) -> tuple[float, float]:
         """The 95% Wilson interval of `rate`."""
-        return wilson(self.a_wins + 0.5 * (self.shared + self.unfinished), self.games)
+        return tuple(interval(self.a_wins + 0.5 * (self.shared + self.unfinished), self.games))
 
     def to_json(self) -> dict:
         """The result as JSON data, the rate and interval included."""
         low, high = self.interval()
         return {"a": self.a, "b": self.b, "games": self.games, "a_wins": self.a_wins, "b_wins": self.b_wins,
                 "shared": self.shared, "unfinished": self.unfinished, "a_rate": round(self.rate(), 4),
-                "interval95": [round(low, 4), round(high, 4)], "interval": "Wilson score, 95%",
+                "interval95": [round(low, 4), round(high, 4)], "interval": "Wilson score, 95% (statsmodels)",
                 "median_rounds": median(self.rounds)}
 
 
 def median(values) -> float | None:
     """The median of a list of numbers, None for an empty one."""
-    v = sorted(values)
-    if not v:
-        return None
-    mid = len(v) // 2
-    return float(v[mid]) if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+    return float(statistics.median(values)) if values else None
 
 
 def seat_texts(a: str, b: str, players: int, game: int) -> list[str]:
