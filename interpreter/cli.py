@@ -214,10 +214,10 @@ def _simulate_sweep(args, figures, games, show) -> int:
     _check_counts(args)
     make_agents(args.agents, players, args.seed, engine=engine)
     err, runs = Console(stderr=True), []
-    for value in values:  # every value is checked before any game is played
-        Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
-    for value in values:
-        e = Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
+    # every value is loaded, and so checked, before any game is played
+    engines = [Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
+               for value in values]
+    for value, e in zip(values, engines):
         records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
         runs.append({"value": value, **figures.summarize(records, players)})
     out = Console(highlight=False)
