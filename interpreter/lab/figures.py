@@ -28,7 +28,8 @@ def spread(values) -> dict:
         return {"mean": None, "median": None, "p10": None, "p90": None}
     a = np.asarray(values, dtype=float)
     p10, median, p90 = np.percentile(a, [10, 50, 90])
-    return {"mean": round(float(a.mean()), 3), "median": float(median), "p10": float(p10), "p90": float(p90)}
+    return {"mean": round(float(a.mean()), 3), "median": round(float(median), 3), "p10": round(float(p10), 3),
+            "p90": round(float(p90), 3)}
 
 
 def summarize(records: list[dict], players: int) -> dict:
