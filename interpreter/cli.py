@@ -535,6 +535,20 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--path", action="append", metavar="DIR",
                         help="a folder the ruleset may also name files in (besides its project)")
 
+    def many_games(sp, games_help, seed_help, json_help, report=True):
+        """The options of the commands that play many games: simulate, compare, tune."""
+        sp.add_argument("--players", type=whole_number)
+        sp.add_argument("--games", type=whole_number, default=100, help=games_help)
+        sp.add_argument("--agents", default="greedy",
+                        help="one agent for every seat or one per seat (default greedy; docs/agents.md)")
+        sp.add_argument("--seed", type=whole_number, default=1, help=seed_help)
+        sp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
+        sp.add_argument("--json", metavar="FILE", help=json_help)
+        if report:
+            sp.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
+        sp.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                        help="play on this Dask distributed cluster instead of local processes")
+
     c = sub.add_parser("check", help="check a ruleset and its cards")
     common(c)
     c.set_defaults(func=cmd_check)
@@ -561,17 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.set_defaults(func=cmd_tournament)
     sm = sub.add_parser("simulate", help="play many games with bots and print what they show, with intervals")
     common(sm)
-    sm.add_argument("--players", type=whole_number)
-    sm.add_argument("--games", type=whole_number, default=100, help="games to play (default 100)")
-    sm.add_argument("--agents", default="greedy",
-                    help="one agent for every seat or one per seat (default greedy; docs/agents.md)")
-    sm.add_argument("--seed", type=whole_number, default=1, help="the first game's seed; game g has seed+g")
-    sm.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
-    sm.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    many_games(sm, "games to play (default 100)", "the first game's seed; game g has seed+g",
+               "also write the figures as JSON")
     sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
-    sm.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
-    sm.add_argument("--cluster", metavar="tcp://HOST:PORT",
-                    help="play on this Dask distributed cluster instead of local processes")
     sm.set_defaults(func=cmd_simulate)
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")
@@ -581,16 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--set-a", action="append", metavar="NAME=VALUE", help="a parameter for A only")
     cp.add_argument("--set-b", action="append", metavar="NAME=VALUE", help="a parameter for B only")
     search(cp)
-    cp.add_argument("--players", type=whole_number)
-    cp.add_argument("--games", type=whole_number, default=100, help="games on each side (default 100)")
-    cp.add_argument("--agents", default="greedy", help="the agents of both sides (default greedy)")
-    cp.add_argument("--seed", type=whole_number, default=1, help="the first game's seed, on both sides")
+    many_games(cp, "games on each side (default 100)", "the first game's seed, on both sides",
+               "also write both sides' figures and the tests as JSON")
     cp.add_argument("--seed-b", type=whole_number, help="B's first seed, when B should not replay A's seeds")
-    cp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
-    cp.add_argument("--json", metavar="FILE", help="also write both sides' figures and the tests as JSON")
-    cp.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
-    cp.add_argument("--cluster", metavar="tcp://HOST:PORT",
-                    help="play on this Dask distributed cluster instead of local processes")
     cp.set_defaults(func=cmd_compare)
     tu = sub.add_parser("tune", help="search the ruleset's parameters for a target (Optuna)")
     common(tu)
@@ -598,13 +597,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a parameter to search, whole numbers LO..HI or values V1,V2,... (repeatable)")
     tu.add_argument("--target", required=True, help="`seat win rates equal` or `median rounds N`")
     tu.add_argument("--trials", type=whole_number, default=20, help="settings tried (default 20)")
-    tu.add_argument("--players", type=whole_number)
-    tu.add_argument("--games", type=whole_number, default=100, help="games per trial (default 100)")
-    tu.add_argument("--agents", default="greedy", help="the agents (default greedy)")
-    tu.add_argument("--seed", type=whole_number, default=1, help="the first game's seed, and the sampler's")
-    tu.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
-    tu.add_argument("--cluster", metavar="tcp://HOST:PORT", help="play on this Dask distributed cluster")
-    tu.add_argument("--json", metavar="FILE", help="also write every trial and the result as JSON")
+    many_games(tu, "games per trial (default 100)", "the first game's seed, and the sampler's",
+               "also write every trial and the result as JSON", report=False)
     tu.set_defaults(func=cmd_tune)
     x = sub.add_parser("explain", help="print the effective ruleset after layering, and what each layer changed")
     x.add_argument("ruleset", help="a .lf rules file")
