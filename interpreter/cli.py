@@ -56,9 +56,10 @@ def _params(pairs) -> dict:
     return out
 
 
-def _load(args) -> Engine:
-    return Engine.load(args.ruleset, getattr(args, "cards", None), _params(getattr(args, "set", None)),
-                       search=tuple(args.path or ()))
+def _load(args, more: dict | None = None, ruleset=None) -> Engine:
+    """The engine of the command's ruleset (or `ruleset`), its `--set` parameters and `more`."""
+    return Engine.load(ruleset or args.ruleset, getattr(args, "cards", None),
+                       {**_params(getattr(args, "set", None)), **(more or {})}, search=tuple(args.path or ()))
 
 
 def cmd_check(args) -> int:
@@ -215,8 +216,7 @@ def _simulate_sweep(args, figures, games, show) -> int:
     make_agents(args.agents, players, args.seed, engine=engine)
     err, runs = Console(stderr=True), []
     # every value is loaded, and so checked, before any game is played
-    engines = [Engine.load(args.ruleset, args.cards, {**_params(args.set), name: value}, search=tuple(args.path or ()))
-               for value in values]
+    engines = [_load(args, {name: value}) for value in values]
     for value, e in zip(values, engines):
         records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
         runs.append({"value": value, **figures.summarize(records, players)})
@@ -266,7 +266,7 @@ def cmd_tune(args) -> int:
     fixed = _params(args.set)
     for name, values in space.items():  # every value a trial may take is checked before any game
         for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
-            Engine.load(args.ruleset, args.cards, {**fixed, name: v}, search=tuple(args.path or ()))
+            _load(args, {name: v})
     err = Console(stderr=True)
 
     seen: dict = {}  # a setting tried again plays the same seeds: its figures are known
@@ -275,7 +275,7 @@ def cmd_tune(args) -> int:
         key = (seed, tuple(sorted(params.items())))
         if key in seen:
             return seen[key]
-        e = Engine.load(args.ruleset, args.cards, {**fixed, **params}, search=tuple(args.path or ()))
+        e = _load(args, params)
         records = _run_games(show, games, e, players, args, seed,
                              label or ", ".join(f"{k}={v}" for k, v in params.items()), err)
         seen[key] = figures.summarize(records, players), records
@@ -376,8 +376,8 @@ def cmd_compare(args) -> int:
     both = _params(args.set)
     a_set, b_set = {**both, **_params(args.set_a)}, {**both, **_params(args.set_b)}
     b_path = args.ruleset_b or args.ruleset
-    a = Engine.load(args.ruleset, args.cards, a_set, search=tuple(args.path or ()))
-    b = Engine.load(b_path, args.cards, b_set, search=tuple(args.path or ()))
+    a = _load(args, _params(args.set_a))
+    b = _load(args, _params(args.set_b), b_path)
     players = _players_for(a, args.players)
     _players_for(b, players)
     make_agents(args.agents, players, args.seed, engine=a)

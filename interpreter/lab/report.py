@@ -16,6 +16,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from . import show  # noqa: E402
+
 plt.rcParams.update({"svg.fonttype": "path", "svg.hashsalt": "lfdsl", "font.size": 10,
                      "axes.spines.top": False, "axes.spines.right": False})
 COLOURS = ["#2f6f9f", "#d07a2b", "#4c9a52", "#a44a7a", "#7a6fb0", "#8c8c3c"]
@@ -169,16 +171,11 @@ def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], 
     """The page of a comparison: `a` and `b` are (name, figures, records)."""
     sides = [(a[0], a[1]), (b[0], b[1])]
 
-    def val(v, share):
-        if v is None or isinstance(v, dict):
-            return "-" if v is None else "see the plot"
-        return _pct(v) if share else f"{v:g}"
     table = []
     for r in rows:
-        share = r["figure"].endswith("win rate") or r["figure"] == "games finished"
-        d = r["difference"]
-        table.append([_e(r["figure"]), val(r["a"], share), val(r["b"], share),
-                      "-" if d is None else (f"{d:+.1%}" if share else f"{d:+g}"), _e(tests.get(r["test"], r["test"])),
+        share = show.is_share(r)
+        both = ["see the plot"] * 2 if isinstance(r["a"], dict) else [show.value_text(r[k], share) for k in "ab"]
+        table.append([_e(r["figure"]), *both, show.difference_text(r), _e(tests.get(r["test"], r["test"])),
                       "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
                       '<span class="sig">yes</span>' if r["significant"] else "no"])
     finished = [(n, [r["rounds"] for r in recs if r["status"] == "finished"]) for n, _, recs in (a, b)]

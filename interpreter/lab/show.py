@@ -90,11 +90,13 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
     return out
 
 
-def _is_share(row) -> bool:
+def is_share(row) -> bool:
+    """Whether a compared figure is a share (shown as a percentage)."""
     return row["figure"].endswith("win rate") or row["figure"] == "games finished"
 
 
-def _value(v, share: bool) -> str:
+def value_text(v, share: bool) -> str:
+    """A compared figure's value as shown (a dict of counts is shown elsewhere)."""
     if v is None:
         return "-"
     if isinstance(v, dict):
@@ -102,11 +104,12 @@ def _value(v, share: bool) -> str:
     return f"{v:.1%}" if share else f"{v:g}"
 
 
-def _diff(row) -> str:
+def difference_text(row) -> str:
+    """B - A of a compared figure as shown."""
     d = row["difference"]
     if d is None:
         return "-"
-    return f"{d:+.1%}" if _is_share(row) else f"{d:+g}"
+    return f"{d:+.1%}" if is_share(row) else f"{d:+g}"
 
 
 def comparison(rows: list[dict], title: str, short: dict) -> list:
@@ -119,11 +122,11 @@ def comparison(rows: list[dict], title: str, short: dict) -> list:
         t.add_column(col, justify=just)
     ended = None
     for r in rows:
-        share = _is_share(r)
+        share = is_share(r)
         if isinstance(r["a"], dict):
             ended = r
-        t.add_row(r["figure"], "below" if ended is r else _value(r["a"], share),
-                  "below" if ended is r else _value(r["b"], share), _diff(r), short.get(r["test"], r["test"]),
+        t.add_row(r["figure"], "below" if ended is r else value_text(r["a"], share),
+                  "below" if ended is r else value_text(r["b"], share), difference_text(r), short.get(r["test"], r["test"]),
                   "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
                   "[bold]yes[/bold]" if r["significant"] else "no")
     out = [t]
