@@ -21,6 +21,7 @@ from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, che
 
 from .backend import ClosureBackend
 from .compiler import Compiler, RuleError
+from .pysource import SourceCompiler
 from .params import resolve_params
 
 @attrs.frozen
@@ -48,6 +49,9 @@ class TrackMeta:
     size: int
     space_data: tuple
 
+# How expressions are compiled: the names `Program(..., backend=...)` takes.
+BACKENDS = {"source": SourceCompiler, "closures": Compiler}
+
 
 class Program:
     """A loaded ruleset with its cards, compiled once; immutable, shared by every game played on it."""
@@ -57,12 +61,15 @@ class Program:
     st = None
 
     def __init__(self, model: Model, cards: CardDB, params: dict | None = None,
-                 origin: dict | None = None, texts: dict | None = None):
+                 origin: dict | None = None, texts: dict | None = None, backend: str = "source"):
         self.model = model
         self.cards = cards
         self.path = model.program.path
         self.params = resolve_params(model, params or {})
-        comp = Compiler(model, self.params)
+        if backend not in BACKENDS:
+            raise ValueError(f"no back end {backend!r}: {', '.join(BACKENDS)}")
+        self.backend = backend
+        comp = BACKENDS[backend](model, self.params)
         self.fields = [d.fields for d in cards.defs]
         self.names = [d.name for d in cards.defs]
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
@@ -108,6 +115,8 @@ class Program:
         self.round_limit = model.game.round_limit
         self.origin = origin  # the files (with hashes) and parameters it was loaded from, for traces
         self._texts = texts  # every file's text: what a pickled program carries
+        # The text of every expression function the source back end wrote (none with closures).
+        self.expression_sources = tuple(getattr(comp, "sources", ()))
         self._sealed = True
 
 
@@ -119,8 +128,10 @@ class Program:
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
     def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None,
-             search: tuple = ()) -> "Program":
+             search: tuple = (), backend: str = "source") -> "Program":
         """Parse (with layers), check, load cards and compile; each step raises its own error.
+        `backend` says how expressions are compiled: "source" (one Python function each, see
+        pysource.py) or "closures" (a closure per node); both give the same games.
 
         Files the ruleset names must lie in its project or under a `search` folder (see files.py);
         `cards`, given by the user, replaces the ruleset's own card databases."""
@@ -165,7 +176,7 @@ class Program:
                   "search": [str(p) for p in search],
                   "set": {k: str(v) for k, v in (params or {}).items()}, "files": files}
         try:
-            program = cls(model, db, params, origin, texts)
+            program = cls(model, db, params, origin, texts, backend)
         except RuleError as exc:  # something the checker let through that cannot be compiled
             span = exc.span or model.game.span
             raise CheckError([make(span.path or str(ruleset), model.program.source_of(span.path),
@@ -178,7 +189,7 @@ class Program:
         Unpickling compiles it again from those texts, reading nothing from the disk."""
         if self.origin is None or self._texts is None:
             raise TypeError("only a program made by Program.load can be pickled")
-        return (_rebuild, (self.origin, self._texts))
+        return (_rebuild, (self.origin, self._texts, self.backend))
 
     def with_params(self, params: dict) -> "Program":
         """The same ruleset and cards compiled with these parameter values (each a value or a
@@ -187,7 +198,7 @@ class Program:
         if self.origin is not None:
             given = {k: str(getattr(v, "value", v)) for k, v in params.items()}
             origin = dict(self.origin, set=given)
-        return Program(self.model, self.cards, params, origin, self._texts)
+        return Program(self.model, self.cards, params, origin, self._texts, self.backend)
 
     def expression_compiler(self, types: dict, bindings: dict) -> Compiler:
         """A compiler for stand-alone expressions typed by `check_expression` (scenario expectations):
@@ -251,10 +262,11 @@ class Program:
         return TrackMeta(t.name, t.size, tuple(spaces))
 
 
-def _rebuild(origin: dict, texts: dict) -> Program:
+def _rebuild(origin: dict, texts: dict, backend: str = "source") -> Program:
     """A program compiled again from a pickled recipe (see Program.__reduce__)."""
     with overlay({path: text.encode("utf-8") for path, text in texts.items()}):
-        program = Program.load(origin["ruleset"], origin["cards"], origin["set"], search=tuple(origin["search"]))
+        program = Program.load(origin["ruleset"], origin["cards"], origin["set"], search=tuple(origin["search"]),
+                               backend=backend)
     if program.origin["files"] != origin["files"]:
         raise ValueError("the pickled program's files do not rebuild the same program")
     return program

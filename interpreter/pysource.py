@@ -1,0 +1,673 @@
+"""The source back end for expressions: a checked expression tree to one Python function.
+
+The closure compiler (`compiler.py`) turns every node of an expression into a closure, so that
+evaluating `score(p) + bonus >= it.cost` is a dozen Python calls. This back end writes the whole tree
+as the text of one function `f(rt, env)` and compiles it with `compile()`: operators are inline,
+small definitions are expanded in place as text, an aggregate's element (`it`) is a comprehension
+variable rather than an entry of `env`, and only built-ins with a shape of their own call a helper.
+The function has the same signature and the same meaning as the closure it replaces: the same
+values, the same order of evaluation, the same step charges and the same errors at the same spans.
+
+Nothing from a ruleset reaches the generated text except as an escaped literal: names, text and
+numbers are written with `repr` of a `str`/`int` (or stored in the constant table `K` and read as
+`K[i]`), and every Python identifier in the text is one this module made. A construct this module
+does not write falls back to the closure compiler for that node alone (its children come back here).
+"""
+from __future__ import annotations
+
+from rulesdsl import ast as A
+from rulesdsl.checker import INT, PLAYER
+
+from .compiler import Compiler, RuleError, bounded, charge, piece_key
+
+_COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+_ARITH = {"+": "+", "-": "-"}
+_WALK = "going through a collection"
+
+
+class Unsupported(Exception):
+    """This node is not written as source: the closure compiler builds it instead."""
+
+
+# ---- helpers the generated functions call: built-ins with a shape of their own --------------------
+def _charged(rt, xs, span, what=_WALK):
+    charge(rt, len(xs), span, what)
+    return xs
+
+
+def _item(xs, i, span):
+    if not 0 <= i < len(xs):
+        raise RuleError(f"index {i} is outside the list (it has {len(xs)} elements, 0 to {len(xs) - 1})", span)
+    return xs[i]
+
+
+def _keyed(rt, name, key):
+    return rt.st.counters[name].get(str(key), rt.st.keyed_init[name])
+
+
+def _nonzero(y, span):
+    if y == 0:
+        raise RuleError("division by zero", span)
+    return y
+
+
+def _join(rt, a, b, span):
+    out = a + b
+    charge(rt, len(out), span, f"a list of {len(out)} elements")
+    return out
+
+
+def _range(rt, a, b, span):
+    if b >= a:
+        charge(rt, b - a + 1, span, f"the range {a}..{b}")
+    return list(range(a, b + 1))
+
+
+def _grid_cards(cells):
+    return [c for _, c in sorted(cells.items())]
+
+
+def _field_values(rt, xs, name):
+    F, cd = rt.fields, rt.st.card_def
+    return [F[cd[x]][name] for x in xs]
+
+
+def _sum_field(rt, name, xs):
+    F, cd = rt.fields, rt.st.card_def
+    return sum(F[cd[x]][name] for x in xs)
+
+
+def _select(rt, xs, v, name, op):
+    """The elements of `xs` whose field `name` compares with `v` by `op` (the fast `where`)."""
+    F, cd = rt.fields, rt.st.card_def
+    if op == "==":
+        return [x for x in xs if F[cd[x]][name] == v]
+    if op == "!=":
+        return [x for x in xs if F[cd[x]][name] != v]
+    if op == "<":
+        return [x for x in xs if F[cd[x]][name] < v]
+    if op == "<=":
+        return [x for x in xs if F[cd[x]][name] <= v]
+    if op == ">":
+        return [x for x in xs if F[cd[x]][name] > v]
+    return [x for x in xs if F[cd[x]][name] >= v]
+
+
+def _any_select(rt, xs, v, name, op):
+    F, cd = rt.fields, rt.st.card_def
+    for x in xs:
+        f = F[cd[x]][name]
+        if (f == v if op == "==" else f != v if op == "!=" else f < v if op == "<" else f <= v if op == "<="
+                else f > v if op == ">" else f >= v):
+            return True
+    return False
+
+
+def _extreme(vs, span, pick):
+    if not vs:
+        raise RuleError("min/max of an empty collection", span)
+    return pick(vs)
+
+
+def _end(lst, i):
+    return lst[i] if lst else None
+
+
+def _turn_order(rt, start):
+    n = rt.st.player_count
+    return [(start + i) % n for i in range(n)]
+
+
+def _player(rt, seat, span):
+    if not 1 <= seat <= rt.st.player_count:
+        raise RuleError(f"there is no seat {seat}", span)
+    return seat - 1
+
+
+def _space(rt, name, piece, span):
+    pos = rt.st.tracks[name].get(piece_key(piece))
+    if pos is None:
+        raise RuleError("this piece is not on the track", span)
+    return pos
+
+
+def _space_at(rt, name, idx, span):
+    if not 0 <= idx < rt.track_meta[name].size:
+        raise RuleError(f"track `{name}` has no space {idx}", span)
+    return idx
+
+
+def _free_spaces(rt, name, piece):
+    me = piece_key(piece)
+    others = {pos for k, pos in rt.st.tracks[name].items() if k != me and pos is not None}
+    return rt.track_meta[name].size - len(others)
+
+
+def _frontier(rt, gname, key):
+    adjacent = rt.grid_meta[gname].adjacent
+    cells = rt.st.grids[key]
+    out = set()
+    for i in cells:
+        out.update(j for j in adjacent[i] if j not in cells)
+    return sorted(out)
+
+
+def _has_block(rt, gname, key, bw, bh):
+    meta = rt.grid_meta[gname]
+    cells = rt.st.grids[key]
+    W = meta.width
+    for i in sorted(cells):
+        x0, y0 = i % W, i // W
+        if x0 + bw > W or y0 + bh > meta.height:
+            continue
+        if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
+            return True
+    return False
+
+
+def _cell_of(card, cells):
+    for i, held in cells.items():
+        if held == card:
+            return i
+    return None
+
+
+def _field(rt, ref, n, is_def, span):
+    v = rt.fields[ref if is_def else rt.st.card_def[ref]].get(n)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RuleError(f"cards of this kind have no int field `{n}`", span)
+    return v
+
+
+def _index_of(lst, v):
+    return lst.index(v) if v in lst else -1
+
+
+def _by(xs, values, better):
+    xs = list(xs)
+    if not xs:
+        return None
+    vs = values(xs)
+    best = 0
+    for i in range(1, len(xs)):
+        if better(vs[i], vs[best]):
+            best = i
+    return xs[best]
+
+
+def _sort_by(xs, values):
+    xs = list(xs)
+    vs = values(xs)
+    return [x for _, _, x in sorted(zip(vs, range(len(xs)), xs), key=lambda t: (t[0], t[1]))]
+
+
+def _empty_cells(rt, gname, key):
+    cells = rt.st.grids[key]
+    return [i for i in rt.grid_meta[gname].playable if i not in cells]
+
+
+def _cell(rt, gname, cx, cy, span):
+    meta = rt.grid_meta[gname]
+    if not (1 <= cx <= meta.width and 1 <= cy <= meta.height):
+        raise RuleError(f"cell ({cx}, {cy}) is outside the grid", span)
+    return (cy - 1) * meta.width + (cx - 1)
+
+
+def _less(a, b):
+    return a < b
+
+
+def _greater(a, b):
+    return a > b
+
+
+_HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
+            and name not in ("_HELPERS",)}
+_HELPERS.update({"bounded": bounded, "charge": charge})
+
+
+class SourceCompiler(Compiler):
+    """The compiler with expressions written as Python source (see the module's text). Statement
+    lowering and everything else is the closure compiler's; `expr(e)` gives a function `f(rt, env)`."""
+
+    def __init__(self, model, params):
+        super().__init__(model, params)
+        self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
+        self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
+        self._consts: list = []
+        self._fresh = 0
+        self.sources: list[str] = []  # the text of every function built, in order (for tests and `dump`)
+
+    # ---- the entry point ------------------------------------------------------------------------
+    def expr(self, e):
+        saved = self._src_inline, self._its, self._consts
+        self._src_inline, self._its, self._consts = {}, [], []
+        try:
+            text = self.src(e)
+            consts = self._consts
+        except Unsupported:
+            return Compiler.expr(self, e)
+        finally:
+            self._src_inline, self._its, self._consts = saved
+        body = f"def _f(rt, env):\n    return {text}\n"
+        try:
+            code = compile(body, "<lfdsl expression>", "exec")
+        except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
+            return Compiler.expr(self, e)
+        self.sources.append(body)
+        space = dict(_HELPERS)
+        space["K"] = tuple(consts)
+        space["_F"] = self.funcs
+        exec(code, space)  # noqa: S102 - the text is built by this module alone (see its docstring)
+        return space["_f"]
+
+    # ---- text pieces ----------------------------------------------------------------------------
+    def k(self, value) -> str:
+        """A constant: a str, int, bool or None as its escaped literal, anything else from `K`."""
+        if value is None or type(value) in (bool, int, str):
+            return repr(value)
+        self._consts.append(value)
+        return f"K[{len(self._consts) - 1}]"
+
+    def fresh(self, stem: str) -> str:
+        self._fresh += 1
+        return f"_{stem}{self._fresh}"
+
+    def src(self, e) -> str:
+        """The text of `e`, parenthesised where it is compound."""
+        method = getattr(self, "s_" + type(e).__name__, None)
+        if method is None:
+            return self.embedded(e)
+        try:
+            return method(e)
+        except Unsupported:
+            return self.embedded(e)
+
+    def embedded(self, e) -> str:
+        """The closure of `e`, called from the text: only where nothing in it stands for text of
+        this function (an expanded parameter, a comprehension's `it`)."""
+        if self._src_inline or self._its:
+            raise Unsupported
+        return f"{self.k(Compiler.expr(self, e))}(rt, env)"
+
+    # ---- nodes ----------------------------------------------------------------------------------
+    def s_Lit(self, e):
+        v = e.value
+        if v is None or type(v) in (bool, int, str):
+            return repr(v)
+        return self.k(v)
+
+    def s_Name(self, e):
+        b = self.m.bindings[e]
+        kind, n = b.kind, b.name
+        if kind == "local":
+            site = b.decl.site
+            if site in self._src_inline:
+                return self._src_inline[site]
+            if site in self._inline:  # a parameter the closure compiler is expanding: its closure
+                return f"{self.k(self._inline[site])}(rt, env)"
+            if e.id == "it" and self._its:
+                return self._its[-1]
+            return f"env[{self.k(n)}]"
+        if kind == "param":
+            return self.k(self.param_values[n])
+        if kind == "counter" and not b.decl.keyed:
+            return f"rt.st.counters[{self.k(n)}]"
+        if kind == "players":
+            return "list(range(rt.st.player_count))"
+        if kind == "player_count":
+            return "rt.st.player_count"
+        return self.k(n)
+
+    def s_ListLit(self, e):
+        return "[" + ", ".join(self.src(i) for i in e.items) + "]"
+
+    def s_Attr(self, e):
+        obj = self.src(e.obj)
+        ot = self.t(e.obj)
+        n = e.name
+        m = self.m
+        if ot == PLAYER:
+            if n in m.zones or n in m.grids:
+                return f"{self.k(self.player_keys(n))}[{obj}]"
+            if n in m.counters:
+                return f"rt.st.counters[{self.k(n)}][{obj}]"
+        if ot[0] == "card":
+            if n == "name":
+                return f"rt.names[rt.st.card_def[{obj}]]"
+            return f"rt.fields[rt.st.card_def[{obj}]][{self.k(n)}]"
+        if ot[0] == "def":
+            if n == "name":
+                return f"rt.names[{obj}]"
+            return f"rt.fields[{obj}][{self.k(n)}]"
+        if ot[0] == "cell":
+            g = self.k(ot[1])
+            if n == "x":
+                return f"({obj} % rt.grid_meta[{g}].width + 1)"
+            if n == "y":
+                return f"({obj} // rt.grid_meta[{g}].width + 1)"
+            return f"rt.grid_meta[{g}].cell_data[{obj}][{self.k(n)}]"
+        if ot[0] == "line":
+            return f"rt.grid_meta[{self.k(ot[1])}].line_data[{obj}][{self.k(n)}]"
+        if ot[0] == "space":
+            if n == "index":
+                return obj
+            return f"rt.track_meta[{self.k(ot[1])}].space_data[{obj}][{self.k(n)}]"
+        raise Unsupported  # the closure compiler reports it
+
+    def s_Index(self, e):
+        if self.t(e.obj)[0] == "keyed":
+            base = e.obj
+            if isinstance(base, A.Name) and self.m.bindings[base].kind == "counter":
+                name = self.k(base.id)
+                return f"rt.st.counters[{name}].get(str({self.src(e.index)}), rt.st.keyed_init[{name}])"
+            if isinstance(base, A.Name):
+                return f"_keyed(rt, {self.src(base)}, {self.src(e.index)})"
+            name = self.k(base.name)
+            who = self.src(base.obj)
+            return f"rt.st.counters[{name}][{who}].get(str({self.src(e.index)}), rt.st.keyed_init[{name}])"
+        return f"_item({self.src(e.obj)}, {self.src(e.index)}, {self.k(e.span)})"
+
+    def s_Unary(self, e):
+        a = self.src(e.operand)
+        return f"(-{a})" if e.op == "-" else f"(not {a})"
+
+    def s_Binary(self, e):
+        op = e.op
+        if op in ("and", "or"):
+            return f"({self.src(e.left)} {op} {self.src(e.right)})"
+        if op == "in":
+            a = self.src(e.left)
+            return f"({a} in {self.items(e.right)})"
+        if op == "+" and self.t(e)[0] == "list":
+            return f"_join(rt, {self.items(e.left)}, {self.items(e.right)}, {self.k(e.span)})"
+        if op in ("/", "%"):
+            # The divisor is evaluated (and tested) before the dividend, as the closure does.
+            py = "//" if op == "/" else "%"
+            d = self.fresh("d")
+            return (f"(lambda {d}: {self.src(e.left)} {py} {d})"
+                    f"(_nonzero({self.src(e.right)}, {self.k(e.span)}))")
+        if op == "*":
+            return f"bounded({self.src(e.left)} * {self.src(e.right)}, {self.k(e.span)})"
+        py = _COMPARE.get(op) or _ARITH.get(op)
+        if py is None:
+            raise Unsupported
+        return f"({self.src(e.left)} {py} {self.src(e.right)})"
+
+    def s_Range(self, e):
+        return f"_range(rt, {self.src(e.lo)}, {self.src(e.hi)}, {self.k(e.span)})"
+
+    def s_Cond(self, e):
+        t = self.src(e.test)
+        return f"({self.src(e.then)} if {t} else {self.src(e.other)})"
+
+    def s_Filter(self, e):
+        fast = self.fast_filter(e)
+        if fast is not None:
+            xs, v, name, op = fast
+            return f"_select(rt, {xs}, {v}, {name}, {op})"
+        xs = self.items(e.coll)
+        var, cond = self.with_it(e.cond)
+        return f"[{var} for {var} in _charged(rt, {xs}, {self.k(e.span)}) if {cond}]"
+
+    def s_Call(self, e):
+        b = self.m.bindings[e]
+        kind, name = b.kind, b.name
+        if kind == "def" and self.inlinable(b.decl, e.args):
+            fn = b.decl
+            mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
+            self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
+            saved, saved_its = self._src_inline, self._its
+            self._src_inline, self._its = mapping, []
+            self._inline_depth += 1
+            try:
+                return self.src(fn.body)
+            finally:
+                self._src_inline, self._its = saved, saved_its
+                self._inline_depth -= 1
+        if kind == "def":
+            if self.funcs.get(name) is None:
+                self.compile_func(b.decl)
+            args = "".join(self.src(a) + ", " for a in e.args)
+            return f"_F[{self.k(name)}](rt, ({args}))"
+        method = getattr(self, "t_" + name, None)
+        if method is None:
+            raise Unsupported
+        return method(e)
+
+    # ---- collections and `it` -------------------------------------------------------------------
+    def items(self, node) -> str:
+        t = self.t(node)
+        f = self.src(node)
+        if t[0] == "zone":
+            return f"rt.st.zones[{f}]"
+        if t[0] == "grid":
+            return f"_grid_cards(rt.st.grids[{f}])"
+        return f
+
+    def with_it(self, body) -> tuple[str, str]:
+        """(variable, text of `body` with `it` read from that variable)."""
+        var = self.fresh("it")
+        self._its.append(var)
+        try:
+            return var, self.src(body)
+        finally:
+            self._its.pop()
+
+    def reads_field_of_it(self, node, elem_t) -> bool:
+        """Whether `node` reads a field of `it` (a card) by a name that does not depend on `it`
+        (the closure compiler's `it_field` fast path)."""
+        if elem_t[0] != "card":
+            return False
+        if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it":
+            return node.name != "name"
+        return (isinstance(node, A.Call) and self.builtin(node) == "field"
+                and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
+                and not self._mentions_it(node.args[1]))
+
+    def field_of_it(self, node, elem_t):
+        """The text of the field name `node` reads from `it`, if `reads_field_of_it`; else None."""
+        if not self.reads_field_of_it(node, elem_t):
+            return None
+        return self.k(node.name) if isinstance(node, A.Attr) else self.src(node.args[1])
+
+    def fast_filter(self, e):
+        """(items, value, field name, operator) texts for `coll where it.field OP value`, or None.
+        The function evaluates them in that order, as the closure does."""
+        cond = e.cond
+        if not (isinstance(cond, A.Binary) and cond.op in _COMPARE):
+            return None
+        elem_t = self.elem_type(e.coll)
+        if (not self.reads_field_of_it(cond.left, elem_t) or self._mentions_it(cond.right)
+                or self.chancy(cond.right)):
+            return None
+        xs = self.items(e.coll)
+        name = self.field_of_it(cond.left, elem_t)
+        return xs, self.src(cond.right), name, repr(cond.op)
+
+    def values(self, coll_node, body_node):
+        """(items text, function from an items text to the text of the list of values) for the
+        aggregates that bind `it` (the closure compiler's `lam` and `each`)."""
+        xs = self.items(coll_node)
+        elem_t = self.elem_type(coll_node)
+        if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
+                and body_node.obj.id == "it" and elem_t[0] == "card" and body_node.name == "name"):
+            c = self.fresh("c")
+            return xs, lambda items: f"[rt.names[rt.st.card_def[{c}]] for {c} in {items}]"
+        name = self.field_of_it(body_node, elem_t)
+        if name is not None:
+            return xs, lambda items: f"_field_values(rt, {items}, {name})"
+        var, body = self.with_it(body_node)
+        return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
+
+    # ---- built-ins ------------------------------------------------------------------------------
+    def t_count(self, e):
+        arg = e.args[0]
+        if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
+            fast = self.fast_filter(arg)
+            if fast is not None:
+                xs, v, name, op = fast
+                return f"len(_select(rt, {xs}, {v}, {name}, {op}))"
+            xs = self.items(arg.coll)
+            var, cond = self.with_it(arg.cond)
+            return f"sum([1 for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond}])"
+        return f"len({self.items(arg)})"
+
+    def t_sum(self, e):
+        coll, body = e.args
+        elem_t = self.elem_type(coll)
+        name = None
+        if not (isinstance(body, A.Attr) and isinstance(body.obj, A.Name) and body.obj.id == "it"
+                and elem_t[0] == "card" and body.name == "name"):
+            name = self.field_of_it(body, elem_t)
+        if name is not None:
+            # The closure reads the field's name before the items.
+            return f"_sum_field(rt, {name}, {self.items(coll)})"
+        xs, values = self.values(coll, body)
+        return f"sum({values(xs)})"
+
+    def extreme_text(self, e, pick):
+        if self.t(e.args[0]) == INT:
+            return f"{pick}({self.src(e.args[0])}, {self.src(e.args[1])})"
+        xs, values = self.values(e.args[0], e.args[1])
+        return f"_extreme({values(xs)}, {self.k(e.span)}, {pick})"
+
+    def t_min(self, e):
+        return self.extreme_text(e, "min")
+
+    def t_max(self, e):
+        return self.extreme_text(e, "max")
+
+    def t_any(self, e):
+        arg = e.args[0]
+        if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
+            fast = self.fast_filter(arg)
+            if fast is not None:
+                xs, v, name, op = fast
+                return f"_any_select(rt, {xs}, {v}, {name}, {op})"
+            xs = self.items(arg.coll)
+            var, cond = self.with_it(arg.cond)
+            return f"any(True for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond})"
+        return f"(len({self.items(arg)}) > 0)"
+
+    def t_all(self, e):
+        xs, values = self.values(e.args[0], e.args[1])
+        return f"all({values(xs)})"
+
+    def t_count_distinct(self, e):
+        xs, values = self.values(e.args[0], e.args[1])
+        return f"len(set({values(xs)}))"
+
+    def t_names(self, e):
+        xs = self.items(e.args[0])
+        d = self.fresh("d")
+        if self.elem_type(e.args[0])[0] == "def":
+            return f"[rt.names[{d}] for {d} in {xs}]"
+        return f"[rt.names[rt.st.card_def[{d}]] for {d} in {xs}]"
+
+    def t_abs(self, e):
+        return f"abs({self.src(e.args[0])})"
+
+    def t_top(self, e):
+        return f"_end(rt.st.zones[{self.src(e.args[0])}], -1)"
+
+    def t_bottom(self, e):
+        return f"_end(rt.st.zones[{self.src(e.args[0])}], 0)"
+
+    def t_first(self, e):
+        return f"_end({self.items(e.args[0])}, 0)"
+
+    def t_last(self, e):
+        return f"_end({self.items(e.args[0])}, -1)"
+
+    def t_defs(self, e):
+        return f"list(rt.defs_by_kind[{self.k(e.args[0].id)}])"
+
+    def t_random(self, e):
+        return f"rt.random_choice({self.items(e.args[0])})"
+
+    def t_holder(self, e):
+        return f"rt.st.markers.get({self.k(e.args[0].id)})"
+
+    def t_next_player(self, e):
+        return f"(({self.src(e.args[0])} + 1) % rt.st.player_count)"
+
+    def t_turn_order(self, e):
+        return f"_turn_order(rt, {self.src(e.args[0])})"
+
+    def t_seat(self, e):
+        return f"({self.src(e.args[0])} + 1)"
+
+    def t_player(self, e):
+        return f"_player(rt, {self.src(e.args[0])}, {self.k(e.span)})"
+
+    def t_space(self, e):
+        return f"_space(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
+
+    t_position = t_space
+
+    def t_space_at(self, e):
+        return f"_space_at(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
+
+    def t_free_spaces(self, e):
+        return f"_free_spaces(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])})"
+
+    def t_frontier(self, e):
+        return f"_frontier(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
+
+    def t_filled_cells(self, e):
+        return f"sorted(rt.st.grids[{self.src(e.args[0])}])"
+
+    def t_has_block(self, e):
+        g = self.k(self.t(e.args[0])[1])
+        return f"_has_block(rt, {g}, {self.src(e.args[0])}, {self.src(e.args[1])}, {self.src(e.args[2])})"
+
+    def t_fits(self, e):
+        g = self.k(self.t(e.args[0])[1])
+        args = ", ".join(self.src(a) for a in e.args)
+        return f"rt.fits({g}, {args})"
+
+    def t_cell_of(self, e):
+        # The closure evaluates the card before the grid.
+        card = self.src(e.args[1])
+        return f"_cell_of({card}, rt.st.grids[{self.src(e.args[0])}])"
+
+    def t_field(self, e):
+        is_def = self.t(e.args[0])[0] == "def"
+        return f"_field(rt, {self.src(e.args[0])}, {self.src(e.args[1])}, {is_def}, {self.k(e.span)})"
+
+    def t_index_of(self, e):
+        return f"_index_of({self.items(e.args[0])}, {self.src(e.args[1])})"
+
+    def t_slice(self, e):
+        return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
+                f"max(0, {self.src(e.args[2])})])")
+
+    def by_text(self, e, better):
+        xs, values = self.values(e.args[0], e.args[1])
+        items = self.fresh("xs")
+        return f"_by({xs}, lambda {items}: {values(items)}, {better})"
+
+    def t_min_by(self, e):
+        return self.by_text(e, "_less")
+
+    def t_max_by(self, e):
+        return self.by_text(e, "_greater")
+
+    def t_sort_by(self, e):
+        xs, values = self.values(e.args[0], e.args[1])
+        items = self.fresh("xs")
+        return f"_sort_by({xs}, lambda {items}: {values(items)})"
+
+    def t_empty_cells(self, e):
+        return f"_empty_cells(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
+
+    def t_cell(self, e):
+        g = self.k(self.t(e.args[0])[1])
+        return f"_cell(rt, {g}, {self.src(e.args[1])}, {self.src(e.args[2])}, {self.k(e.span)})"
+
+    def t_neighbors(self, e):
+        return f"list(rt.grid_meta[{self.k(self.t(e.args[0])[1])}].adjacent[{self.src(e.args[1])}])"
+
+    def t_card_at(self, e):
+        return f"rt.st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
