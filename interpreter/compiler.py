@@ -505,13 +505,14 @@ class Compiler:
         b = self.m.bindings.get(call)
         return b.name if b is not None and b.kind == "builtin" else None
 
-    def inlinable(self, fn, args) -> bool:
+    def inlinable(self, fn, args, args_may_read_it: bool = False) -> bool:
         """Small definitions are compiled into their callers; a parameter whose argument is not a
         plain name or literal must appear at most once, so nothing is evaluated twice."""
         if self._inline_depth >= 6 or len(args) != len(fn.params):
             return False
-        # An argument reading `it` would see the body's own `where` element instead: not inlined.
-        if any(self._mentions_it(a) for a in args):
+        # An argument reading `it` would see the body's own `where` element instead: not inlined
+        # (unless the caller keeps each `it` apart, as the source back end does).
+        if not args_may_read_it and any(self._mentions_it(a) for a in args):
             return False
         if any(self.chancy(a) for a in args) or self.chancy(fn.body):
             return False

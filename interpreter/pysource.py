@@ -251,7 +251,9 @@ class SourceCompiler(Compiler):
             self._src_inline, self._its, self._consts = saved
         body = f"def _f(rt, env):\n    return {text}\n"
         try:
-            code = compile(body, "<lfdsl expression>", "exec")
+            # Named after the rule it comes from, so that a profile tells the expressions apart.
+            where = f"<{e.span.path or self.m.program.path}:{e.span.line}:{e.span.col}>" if e.span else "<expression>"
+            code = compile(body, where, "exec")
         except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
             return Compiler.expr(self, e)
         self.sources.append(body)
@@ -413,7 +415,8 @@ class SourceCompiler(Compiler):
     def s_Call(self, e):
         b = self.m.bindings[e]
         kind, name = b.kind, b.name
-        if kind == "def" and self.inlinable(b.decl, e.args):
+        # An argument may read `it`: the body's own aggregates bind variables of their own.
+        if kind == "def" and self.inlinable(b.decl, e.args, args_may_read_it=True):
             fn = b.decl
             mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
             self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
@@ -445,6 +448,13 @@ class SourceCompiler(Compiler):
             return f"_grid_cards(rt.st.grids[{f}])"
         return f
 
+    def items_any_order(self, node) -> str:
+        """The elements of a collection where their order cannot matter (a count, a sum of ints,
+        a test that any passes): a grid's cards without sorting them by cell."""
+        if self.t(node)[0] == "grid":
+            return f"rt.st.grids[{self.src(node)}].values()"
+        return self.items(node)
+
     def with_it(self, body) -> tuple[str, str]:
         """(variable, text of `body` with `it` read from that variable)."""
         var = self.fresh("it")
@@ -471,9 +481,10 @@ class SourceCompiler(Compiler):
             return None
         return self.k(node.name) if isinstance(node, A.Attr) else self.src(node.args[1])
 
-    def fast_filter(self, e):
+    def fast_filter(self, e, any_order=False):
         """(items, value, field name, operator) texts for `coll where it.field OP value`, or None.
-        The function evaluates them in that order, as the closure does."""
+        The function evaluates them in that order, as the closure does. `any_order`: the caller
+        only counts or tests the elements, so a grid's need not be sorted."""
         cond = e.cond
         if not (isinstance(cond, A.Binary) and cond.op in _COMPARE):
             return None
@@ -481,7 +492,7 @@ class SourceCompiler(Compiler):
         if (not self.reads_field_of_it(cond.left, elem_t) or self._mentions_it(cond.right)
                 or self.chancy(cond.right)):
             return None
-        xs = self.items(e.coll)
+        xs = self.items_any_order(e.coll) if any_order else self.items(e.coll)
         name = self.field_of_it(cond.left, elem_t)
         return xs, self.src(cond.right), name, repr(cond.op)
 
@@ -504,14 +515,14 @@ class SourceCompiler(Compiler):
     def t_count(self, e):
         arg = e.args[0]
         if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
-            fast = self.fast_filter(arg)
+            fast = self.fast_filter(arg, any_order=True)
             if fast is not None:
                 xs, v, name, op = fast
                 return f"len(_select(rt, {xs}, {v}, {name}, {op}))"
             xs = self.items(arg.coll)
             var, cond = self.with_it(arg.cond)
             return f"sum([1 for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond}])"
-        return f"len({self.items(arg)})"
+        return f"len({self.items_any_order(arg)})"
 
     def t_sum(self, e):
         coll, body = e.args
@@ -522,7 +533,7 @@ class SourceCompiler(Compiler):
             name = self.field_of_it(body, elem_t)
         if name is not None:
             # The closure reads the field's name before the items.
-            return f"_sum_field(rt, {name}, {self.items(coll)})"
+            return f"_sum_field(rt, {name}, {self.items_any_order(coll)})"
         xs, values = self.values(coll, body)
         return f"sum({values(xs)})"
 
@@ -541,14 +552,14 @@ class SourceCompiler(Compiler):
     def t_any(self, e):
         arg = e.args[0]
         if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
-            fast = self.fast_filter(arg)
+            fast = self.fast_filter(arg, any_order=True)
             if fast is not None:
                 xs, v, name, op = fast
                 return f"_any_select(rt, {xs}, {v}, {name}, {op})"
             xs = self.items(arg.coll)
             var, cond = self.with_it(arg.cond)
             return f"any(True for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond})"
-        return f"(len({self.items(arg)}) > 0)"
+        return f"(len({self.items_any_order(arg)}) > 0)"
 
     def t_all(self, e):
         xs, values = self.values(e.args[0], e.args[1])

@@ -115,7 +115,7 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
         assert attributes <= {"st", "zones", "grids", "counters", "keyed_init", "fields", "card_def", "names",
                               "grid_meta", "track_meta", "width", "cell_data", "line_data", "space_data",
                               "adjacent", "player_count", "markers", "get", "defs_by_kind", "random_choice",
-                              "fits", "tracks"}, attributes
+                              "fits", "tracks", "values"}, attributes
 
 
 HOSTILE = r"""
