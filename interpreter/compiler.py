@@ -90,6 +90,8 @@ class Compiler:
         self._inline_depth = 0
         self._inlined_nodes = 0       # what expansion has copied so far: capped, then calls stay calls
         self.reach_procs: list[str] = []
+        self._chancy_defs: dict[str, bool] = {}  # per definition: whether its body may draw
+        self._shapes: dict[str, tuple] = {}       # per definition: its size and its locals' uses
 
     # ---- helpers ------------------------------------------------------------------------------
     def tmp(self, stem: str) -> str:
@@ -482,21 +484,33 @@ class Compiler:
                 return True
         return False
 
-    def chancy(self, node, seen=None) -> bool:
+    def chancy(self, node) -> bool:
         """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
         such expressions are never reordered, skipped or evaluated a different number of times."""
-        seen = set() if seen is None else seen
         for n in A.walk(node):
-            if not isinstance(n, A.Call):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
+            if b is None:
                 continue
-            b = self.m.bindings.get(n)
+            if b.kind == "builtin" and b.name == "random":
+                return True
+            if b.kind == "def":
+                known = self._chancy_defs.get(b.name)
+                if known is None:  # worked out once per definition, over every definition it reaches
+                    known = self._chancy_defs[b.name] = self._draws(b.decl.body, {b.name})
+                if known:
+                    return True
+        return False
+
+    def _draws(self, node, seen) -> bool:
+        for n in A.walk(node):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
             if b is None:
                 continue
             if b.kind == "builtin" and b.name == "random":
                 return True
             if b.kind == "def" and b.name not in seen:
                 seen.add(b.name)
-                if self.chancy(b.decl.body, seen):
+                if self._draws(b.decl.body, seen):
                     return True
         return False
 
@@ -516,18 +530,26 @@ class Compiler:
             return False
         if any(self.chancy(a) for a in args) or self.chancy(fn.body):
             return False
-        nodes = list(A.walk(fn.body))
-        if len(nodes) > 60 or self._inlined_nodes + len(nodes) > MAX_INLINED_NODES:
+        size, uses = self._body_shape(fn)
+        if size > 60 or self._inlined_nodes + size > MAX_INLINED_NODES:
             return False
-        uses = {}
-        for n in nodes:
-            b = self.m.bindings.get(n) if isinstance(n, A.Name) else None
-            if b is not None and b.kind == "local":
-                uses[b.decl.site] = uses.get(b.decl.site, 0) + 1
         for prm, arg in zip(fn.params, args):
             if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm, 0) > 1:
                 return False
         return True
+
+    def _body_shape(self, fn):
+        """(nodes in a definition's body, uses of each local in it), counted once per definition."""
+        shape = self._shapes.get(fn.name)
+        if shape is None:
+            nodes = list(A.walk(fn.body))
+            uses = {}
+            for n in nodes:
+                b = self.m.bindings.get(n) if isinstance(n, A.Name) else None
+                if b is not None and b.kind == "local":
+                    uses[b.decl.site] = uses.get(b.decl.site, 0) + 1
+            shape = self._shapes[fn.name] = (len(nodes), uses)
+        return shape
 
     def x_Call(self, e):
         b = self.m.bindings[e]
@@ -536,7 +558,7 @@ class Compiler:
             fn = b.decl
             # The parameters, by their declaration, are replaced by the argument closures.
             mapping = {prm: self.expr(arg) for prm, arg in zip(fn.params, e.args)}
-            self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
+            self._inlined_nodes += self._body_shape(fn)[0]
             saved = self._inline
             self._inline = mapping
             self._inline_depth += 1

@@ -39,6 +39,15 @@ class GridMeta:
     lines_of: tuple  # cell -> (column key, row key)
     line_cells: dict
     edges: tuple
+    # (dx, dy, this card's edge, the neighbour's facing edge) for each side, when the grid has edges.
+    edge_pairs: tuple = attrs.field(init=False, eq=False)
+
+    @edge_pairs.default
+    def _edge_pairs(self):
+        if len(self.edges) != 4:
+            return ()
+        north, east, south, west = self.edges
+        return ((0, -1, north, south), (1, 0, east, west), (0, 1, south, north), (-1, 0, west, east))
 
 
 @attrs.frozen

@@ -419,7 +419,7 @@ class SourceCompiler(Compiler):
         if kind == "def" and self.inlinable(b.decl, e.args, args_may_read_it=True):
             fn = b.decl
             mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
-            self._inlined_nodes += sum(1 for _ in A.walk(fn.body))
+            self._inlined_nodes += self._body_shape(fn)[0]
             saved, saved_its = self._src_inline, self._its
             self._src_inline, self._its = mapping, []
             self._inline_depth += 1

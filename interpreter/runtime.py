@@ -41,7 +41,7 @@ class Run:
     """The program's services bound to one game's state and one call's sink."""
 
     __slots__ = ("prog", "st", "sink", "chance", "model", "fields", "names", "grid_meta", "track_meta", "step_budget",
-                 "procs", "defs_by_kind", "triggers", "reach", "phases")
+                 "procs", "defs_by_kind", "triggers", "reach", "phases", "links")
 
     def __init__(self, prog, st: GameState | None, sink=None, chance=None):
         self.prog = prog
@@ -60,6 +60,7 @@ class Run:
         self.triggers = prog.triggers
         self.reach = prog.reach
         self.phases = prog.phases
+        self.links = {}  # per grid and cards in it (by definition): its linked groups (see `fits`)
 
     def init_state(self):
         """Fill a new state: empty zones, initial counters, values derived from the player count."""
@@ -680,36 +681,68 @@ class Run:
     def fits(self, gname, key, card, cell, anchor):
         """Would `card` on `cell` (covering what is there) leave every card linked to `anchor`?
 
-        Two orthogonal neighbours are linked when both edges facing each other are set."""
-        meta = self.grid_meta[gname]
-        cells = dict(self.st.grids[key])
-        cells[cell] = card
-        if anchor not in cells:
+        Two orthogonal neighbours are linked when both edges facing each other are set. The cards
+        that stay form groups of linked cards; the new card joins every group it links to, so all
+        are linked when it links to every group (or when it is alone, as the anchor). The groups
+        are worked out once per grid content and remembered for this call of the engine, since a
+        menu asks this for many cards on many cells of the same grid."""
+        cd = self.st.card_def
+        rest = {i: cd[c] for i, c in self.st.grids[key].items() if i != cell}
+        if anchor != cell and anchor not in rest:
             return False
-        fields, cd = self.fields, self.st.card_def
+        if not rest:
+            return True
+        group, count = self._linked_groups(gname, rest)
+        meta = self.grid_meta[gname]
+        fields = self.fields
+        mine = fields[cd[card]]
         w = meta.width
-        north, east, south, west = meta.edges
-
-        def edge(c, name):
-            return fields[cd[c]][name]
-        seen = {anchor}
-        todo = [anchor]
-        while todo:
-            i = todo.pop()
-            x, y = i % w, i // w
-            here = cells[i]
-            for dx, dy, mine, theirs in ((0, -1, north, south), (1, 0, east, west),
-                                          (0, 1, south, north), (-1, 0, west, east)):
-                nx, ny = x + dx, y + dy
-                if not (0 <= nx < w and 0 <= ny < meta.height):
-                    continue
+        x, y = cell % w, cell // w
+        touched = set()
+        for dx, dy, out, back in meta.edge_pairs:
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < w and 0 <= ny < meta.height:
                 j = ny * w + nx
-                if j in seen or j not in cells:
-                    continue
-                if edge(here, mine) and edge(cells[j], theirs):
-                    seen.add(j)
-                    todo.append(j)
-        return len(seen) == len(cells)
+                if j in rest and mine[out] and fields[rest[j]][back]:
+                    touched.add(group[j])
+        return len(touched) == count
+
+    def _linked_groups(self, gname, defs: dict):
+        """({cell: group number}, number of groups) of the linked cards of a grid holding these
+        card definitions on these cells."""
+        cache_key = (gname, frozenset(defs.items()))
+        known = self.links.get(cache_key)
+        if known is not None:
+            return known
+        meta = self.grid_meta[gname]
+        fields = self.fields
+        w = meta.width
+        group = {}
+        count = 0
+        for first in sorted(defs):
+            if first in group:
+                continue
+            group[first] = count
+            todo = [first]
+            while todo:
+                i = todo.pop()
+                x, y = i % w, i // w
+                here = fields[defs[i]]
+                for dx, dy, out, back in meta.edge_pairs:
+                    nx, ny = x + dx, y + dy
+                    if not (0 <= nx < w and 0 <= ny < meta.height):
+                        continue
+                    j = ny * w + nx
+                    if j in group or j not in defs:
+                        continue
+                    if here[out] and fields[defs[j]][back]:
+                        group[j] = count
+                        todo.append(j)
+            count += 1
+        if len(self.links) > 4096:  # a bound on what one call keeps
+            self.links.clear()
+        self.links[cache_key] = (group, count)
+        return group, count
 
     def place(self, card, gname, key, cell, span):
         """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""

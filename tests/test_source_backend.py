@@ -162,3 +162,52 @@ def test_an_expression_nested_deeper_than_python_parses_falls_back_to_closures(t
 def test_an_unknown_back_end_is_refused():
     with pytest.raises(ValueError, match="no back end 'bytecode'"):
         Engine.load(ROOT / "rulesets" / "duel.lf", backend="bytecode")
+
+
+def _linked_by_search(rt, gname, key, card, cell, anchor):
+    """`fits` as a plain search from the anchor over the grid with the card placed: the reference."""
+    meta = rt.grid_meta[gname]
+    cells = dict(rt.st.grids[key])
+    cells[cell] = card
+    if anchor not in cells:
+        return False
+    edge = lambda c, name: rt.fields[rt.st.card_def[c]][name]  # noqa: E731
+    seen, todo = {anchor}, [anchor]
+    while todo:
+        i = todo.pop()
+        for dx, dy, out, back in meta.edge_pairs:
+            x, y = i % meta.width + dx, i // meta.width + dy
+            j = y * meta.width + x
+            if 0 <= x < meta.width and 0 <= y < meta.height and j in cells and j not in seen \
+                    and edge(cells[i], out) and edge(cells[j], back):
+                seen.add(j)
+                todo.append(j)
+    return len(seen) == len(cells)
+
+
+def test_fits_answers_as_a_search_from_the_anchor_does():
+    """`fits` works from the linked groups of the grid, remembered per grid content; on random
+    grids of pipes it answers as a plain search over the grid with the card placed does."""
+    import random
+    from interpreter.runtime import Run
+    engine = Engine.load(ROOT / "tests" / "rulesets" / "links.lf")
+    st = engine.new_game(2, 1)
+    rt = Run(engine.program, st)
+    defs = len(engine.program.fields)
+    rng = random.Random(5)
+    base = len(st.card_def)
+    st.card_def.extend(rng.randrange(defs) for _ in range(60))
+    cards = range(base, base + 60)
+    meta = rt.grid_meta["board"]
+    checked = linked = 0
+    for _ in range(150):
+        filled = rng.sample(range(meta.width * meta.height), rng.randint(0, 6))
+        st.grids["P1.board"] = {c: rng.choice(cards) for c in filled}
+        for _ in range(12):
+            card, cell = rng.choice(cards), rng.randrange(meta.width * meta.height)
+            anchor = rng.choice(filled + [cell])
+            expected = _linked_by_search(rt, "board", "P1.board", card, cell, anchor)
+            assert rt.fits("board", "P1.board", card, cell, anchor) == expected
+            checked += 1
+            linked += expected
+    assert checked == 1800 and 150 < linked < 1650, linked  # both answers are well represented
