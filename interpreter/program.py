@@ -21,7 +21,7 @@ from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, che
 
 from .backend import ClosureBackend
 from .compiler import Compiler, RuleError
-from .pysource import SourceCompiler
+from .pysource import SourceBackend, SourceCompiler
 from .params import resolve_params
 
 @attrs.frozen
@@ -58,8 +58,9 @@ class TrackMeta:
     size: int
     space_data: tuple
 
-# How expressions are compiled: the names `Program(..., backend=...)` takes.
-BACKENDS = {"source": SourceCompiler, "closures": Compiler}
+# How rules are compiled, by the names `Program(..., backend=...)` takes: (expression compiler,
+# back end for the instruction records).
+BACKENDS = {"source": (SourceCompiler, SourceBackend), "closures": (Compiler, ClosureBackend)}
 
 
 class Program:
@@ -78,7 +79,8 @@ class Program:
         if backend not in BACKENDS:
             raise ValueError(f"no back end {backend!r}: {', '.join(BACKENDS)}")
         self.backend = backend
-        comp = BACKENDS[backend](model, self.params)
+        compiler, back_end = BACKENDS[backend]
+        comp = compiler(model, self.params)
         self.fields = [d.fields for d in cards.defs]
         self.names = [d.name for d in cards.defs]
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
@@ -90,7 +92,7 @@ class Program:
                 comp.m_player_keys[name] = [f"P{i + 1}.{name}" for i in range(model.game.max_players)]
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
-        comp.compile_all(ClosureBackend(comp))
+        comp.compile_all(back_end(comp))
         self.procs = comp.procs
         self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs

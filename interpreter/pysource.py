@@ -18,6 +18,8 @@ from __future__ import annotations
 from rulesdsl import ast as A
 from rulesdsl.checker import INT, PLAYER
 
+from . import ir
+from .backend import ClosureBackend
 from .compiler import Compiler, RuleError, bounded, charge, piece_key
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -234,42 +236,60 @@ class SourceCompiler(Compiler):
         super().__init__(model, params)
         self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
         self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
-        self._consts: list = []
         self._fresh = 0
+        self._texts: dict = {}       # id of a whole expression -> (the node, its text), written once
+        self._functions: dict = {}   # id of a whole expression -> (the node, its function)
+        self.consts: list = []       # the constants every generated function reads as `K[i]`
+        self.space = dict(_HELPERS, K=self.consts, _F=self.funcs)  # their globals, shared
         self.sources: list[str] = []  # the text of every function built, in order (for tests and `dump`)
 
-    # ---- the entry point ------------------------------------------------------------------------
-    def expr(self, e):
-        saved = self._src_inline, self._its, self._consts
-        self._src_inline, self._its, self._consts = {}, [], []
+    # ---- the entry points -----------------------------------------------------------------------
+    def text(self, e) -> str:
+        """The text of a whole expression, written once per node (its inner nodes are written as
+        part of it). While the closure compiler expands a definition in place, the text depends on
+        that expansion and is not kept."""
+        known = self._texts.get(id(e))
+        if known is not None and not self._inline:
+            return known[1]
+        saved = self._src_inline, self._its
+        self._src_inline, self._its = {}, []
         try:
-            text = self.src(e)
-            consts = self._consts
-        except Unsupported:
-            return Compiler.expr(self, e)
+            text = self.src(e)  # at the top nothing is in scope, so a node not written is embedded
         finally:
-            self._src_inline, self._its, self._consts = saved
-        body = f"def _f(rt, env):\n    return {text}\n"
+            self._src_inline, self._its = saved
+        if not self._inline:
+            self._texts[id(e)] = (e, text)
+        return text
+
+    def expr(self, e):
+        known = self._functions.get(id(e))
+        if known is not None and not self._inline:
+            return known[1]
         try:
-            # Named after the rule it comes from, so that a profile tells the expressions apart.
-            where = f"<{e.span.path or self.m.program.path}:{e.span.line}:{e.span.col}>" if e.span else "<expression>"
-            code = compile(body, where, "exec")
+            text = self.text(e)
+            fn = self.function(f"def _f(rt, env):\n    return {text}\n", e.span, "_f")
         except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
-            return Compiler.expr(self, e)
+            fn = Compiler.expr(self, e)
+        if not self._inline:
+            self._functions[id(e)] = (e, fn)
+        return fn
+
+    def function(self, body: str, span, name: str):
+        """Compile the text of one function and return it (SyntaxError if Python refuses it)."""
+        # Named after the rule it comes from, so that a profile tells the functions apart.
+        where = f"<{span.path or self.m.program.path}:{span.line}:{span.col}>" if span else "<rules>"
+        code = compile(body, where, "exec")
         self.sources.append(body)
-        space = dict(_HELPERS)
-        space["K"] = tuple(consts)
-        space["_F"] = self.funcs
-        exec(code, space)  # noqa: S102 - the text is built by this module alone (see its docstring)
-        return space["_f"]
+        exec(code, self.space)  # noqa: S102 - the text is built by this module alone (see its docstring)
+        return self.space.pop(name)
 
     # ---- text pieces ----------------------------------------------------------------------------
     def k(self, value) -> str:
         """A constant: a str, int, bool or None as its escaped literal, anything else from `K`."""
         if value is None or type(value) in (bool, int, str):
             return repr(value)
-        self._consts.append(value)
-        return f"K[{len(self._consts) - 1}]"
+        self.consts.append(value)
+        return f"K[{len(self.consts) - 1}]"
 
     def fresh(self, stem: str) -> str:
         self._fresh += 1
@@ -454,6 +474,16 @@ class SourceCompiler(Compiler):
         if self.t(node)[0] == "grid":
             return f"rt.st.grids[{self.src(node)}].values()"
         return self.items(node)
+
+    def top_items(self, node) -> str:
+        """The elements of a whole collection expression (a loop's), from its text written once."""
+        t = self.t(node)
+        f = self.text(node)
+        if t[0] == "zone":
+            return f"rt.st.zones[{f}]"
+        if t[0] == "grid":
+            return f"_grid_cards(rt.st.grids[{f}])"
+        return f
 
     def with_it(self, body) -> tuple[str, str]:
         """(variable, text of `body` with `it` read from that variable)."""
@@ -682,3 +712,126 @@ class SourceCompiler(Compiler):
 
     def t_card_at(self, e):
         return f"rt.st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
+
+
+def _times(rt, n, span):
+    if n > rt.step_budget:
+        raise RuleError(f"repeat {n} times is more than the step budget ({rt.step_budget})", span)
+    return range(max(0, n))
+
+
+_HELPERS["_times"] = _times
+
+
+class SourceBackend(ClosureBackend):
+    """The closure back end, with each straight run of records written as the text of one function.
+
+    A run is a sequence of records that only compute, bind, count and jump (`Let`, `LoopInit`,
+    `LoopNext`, `Branch`, `Jump`, `Return`, `Log`, and `set_counter`): none of them pushes or pops a
+    frame, asks a question or ends the game, so the run loop has nothing to do between them. A run
+    starts where control can arrive other than by falling through (the body's start, a jump target,
+    the record after a decision or a service) and is one function: each record's statements in a
+    row, with its expressions written inline, the frame's counter set as the loop would set it
+    (errors are placed by it), the steps counted as the loop counts them, and a return where a
+    record jumps. Near the step budget a run executes its first record alone, so that the budget is
+    met on the record where the loop would meet it. Every record also keeps its own instruction,
+    for control that arrives in the middle of a run."""
+
+    LONGEST = 32  # records in one run at most
+    STRAIGHT = (ir.Let, ir.LoopInit, ir.LoopNext, ir.Branch, ir.Jump, ir.Return, ir.Log)
+
+    def build(self, proc):
+        super().build(proc)
+        records = proc.ir
+        for start in sorted(self.leaders(records)):
+            end = start
+            while end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
+                end += 1
+            if end - start >= 2:
+                proc.code[start] = self.run_of(proc, records, start, end)
+        return proc
+
+    @classmethod
+    def straight(cls, rec) -> bool:
+        return isinstance(rec, cls.STRAIGHT) or (isinstance(rec, ir.Call) and rec.service == "set_counter")
+
+    def leaders(self, records) -> set:
+        """Where control can arrive other than by falling through from the record before."""
+        out = {0}
+        for i, r in enumerate(records):
+            if not self.straight(r):
+                out.add(i + 1)
+            for name in ("target", "end"):
+                if isinstance(getattr(r, name, None), int):
+                    out.add(getattr(r, name))
+            out.update(getattr(r, "targets", ()))
+        return {i for i in out if 0 <= i < len(records)}
+
+    def run_of(self, proc, records, start, end):
+        """One function for records[start:end], or the first record's own instruction when Python
+        refuses the text (an expression nested deeper than its parser takes)."""
+        c = self.c
+        first = c.k(proc.code[start])
+        lines = ["def _r(rt, fr):", "    st = rt.st",
+                 f"    if st.steps + {end - start - 1} > rt.step_budget:",
+                 f"        return {first}(rt, fr)", "    env = fr.env"]
+        for done, i in enumerate(range(start, end), 1):
+            r = records[i]
+            leave = ([f"st.steps += {done - 1}"] if done > 1 else []) + ["return"]
+            lines.extend("    " + line for line in getattr(self, "w_" + type(r).__name__)(r, i, leave))
+        lines.append(f"    st.steps += {end - start - 1}")
+        try:
+            return c.function("\n".join(lines) + "\n", records[start].span, "_r")
+        except (SyntaxError, RecursionError, MemoryError):
+            return proc.code[start]
+
+    # Each writer gives the lines of one record; `leave` is what ends the function at a jump.
+    def w_Let(self, r, i, leave):
+        value = self.c.text(r.value)
+        if r.bounded:
+            value = f"bounded({value}, {self.c.k(r.span)})"
+        return [f"fr.pc = {i + 1}", f"env[{self.c.k(r.name)}] = {value}"]
+
+    def w_Branch(self, r, i, leave):
+        return [f"fr.pc = {i + 1}", f"if not {self.c.text(r.cond)}:", f"    fr.pc = {r.target}"] + \
+            ["    " + line for line in leave]
+
+    def w_Jump(self, r, i, leave):
+        return [f"fr.pc = {r.target}"] + leave
+
+    def w_Return(self, r, i, leave):
+        return [f"fr.pc = {self.size}"] + leave
+
+    def w_LoopInit(self, r, i, leave):
+        c = self.c
+        if r.over == "each":
+            items = c.top_items(r.source)
+        elif r.over == "count":
+            items = f"_times(rt, {c.text(r.source)}, {c.k(r.span)})"
+        elif r.over == "jumped_seats":
+            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, int)]"
+        else:
+            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, str)]"
+        return [f"fr.pc = {i + 1}", f"env[{c.k(r.items)}] = list({items})", f"env[{c.k(r.index)}] = 0"]
+
+    def w_LoopNext(self, r, i, leave):
+        k = self.c.k
+        lines = [f"fr.pc = {i + 1}", f"_n = env[{k(r.index)}]", f"_items = env[{k(r.items)}]",
+                 "if _n >= len(_items):", f"    del env[{k(r.items)}], env[{k(r.index)}]", f"    fr.pc = {r.end}"]
+        lines += ["    " + line for line in leave]
+        if r.var is not None:
+            lines.append(f"env[{k(r.var)}] = _items[_n]")
+        return lines + [f"env[{k(r.index)}] = _n + 1"]
+
+    def w_Log(self, r, i, leave):
+        c = self.c
+        vals = "".join(f", rt.label({c.text(a)}, {c.k(t)})" for a, t in zip(r.args, r.types))
+        return [f"fr.pc = {i + 1}",
+                f"rt.emit('log', {{'text': ' '.join([{c.k(r.text)}{vals}])}}, fr.active)"]
+
+    def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
+        c = self.c
+        name, who, key, op, value = r.args
+        who = c.text(who) if who is not None else "None"
+        key = c.text(key) if key is not None else "None"
+        return [f"fr.pc = {i + 1}", f"rt.set_counter({c.k(name)}, {who}, {key}, {c.k(op)}, {c.text(value)})"]

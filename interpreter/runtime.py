@@ -144,7 +144,7 @@ class Run:
         procs = self.procs
         budget = self.step_budget
         stack = st.stack
-        proc, pc, in_flow = None, 0, False
+        proc, pc, in_flow, fr = None, 0, False, None
         try:
             while st.pending is None and st.result is None:
                 if not stack:
@@ -178,13 +178,16 @@ class Run:
                     if not stack or stack[-1] is not fr or st.result is not None:
                         break
         except RuleError as exc:
+            pc = self._failed_at(fr, pc)
             hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
             raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
         except (OverflowError, MemoryError, RecursionError) as exc:
+            pc = self._failed_at(fr, pc)
             raise self.runtime_error(self._span_at(proc, pc, in_flow),
                                      f"this rule asks for more than the engine can do ({type(exc).__name__})",
                                      "a count or a distance is far too large") from None
         except (TypeError, AttributeError) as exc:
+            pc = self._failed_at(fr, pc)
             if "NoneType" not in str(exc):
                 raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
             # The one failure rules can cause here: reading from a value that is none.
@@ -196,7 +199,13 @@ class Run:
             raise  # a runtime error already reported, the host's own output failing (a closed pipe),
             # or a chance source given by the caller answering out of range
         except Exception as exc:  # anything else is the engine's own fault, never the ruleset's
-            raise self.internal_error(self._span_at(proc, pc, in_flow), exc) from exc
+            raise self.internal_error(self._span_at(proc, self._failed_at(fr, pc), in_flow), exc) from exc
+
+    @staticmethod
+    def _failed_at(fr, pc):
+        """The record that failed: an instruction that runs a straight run of records (see
+        pysource.SourceBackend) keeps the frame's counter one past the record it is executing."""
+        return fr.pc - 1 if fr is not None and fr.pc - 1 > pc else pc
 
     def _span_at(self, proc, pc, in_flow):
         """The span of what was running: an instruction, or the phase/victory being started."""

@@ -193,7 +193,7 @@ def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch,
     allowance is spent first come, first served), so the back end keeps the written order even
     where a pick's budget is evaluated by the record before its head."""
     from interpreter.program import BACKENDS
-    compiler = BACKENDS[backend]
+    compiler = BACKENDS[backend][0]
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "small.lf").write_text(SMALL)
     pick_line = next(i for i, line in enumerate(SMALL.splitlines(), 1) if "pick c in" in line)

@@ -86,8 +86,8 @@ def test_mutated_rulesets_behave_the_same_on_both_back_ends(tmp_path):
 # Every name the generated text may use: its own (rt, env, K, _F, the helpers, fresh `_it3`-style
 # variables) and Python's built-ins. A ruleset's names reach the text only inside string literals.
 def _own(name: str) -> bool:
-    return (name in ("rt", "env", "K", "_F", "bounded", "charge", "lambda", "for", "in", "if", "else", "and",
-                     "or", "not", "return", "def", "True", "False", "None")
+    return (name in ("rt", "env", "fr", "st", "K", "_F", "_r", "_n", "_items", "_j", "bounded", "charge", "lambda",
+                     "for", "in", "if", "else", "and", "or", "not", "return", "def", "del", "True", "False", "None")
             or name in pysource._HELPERS or hasattr(builtins, name)
             or (name.startswith("_") and name.lstrip("_").rstrip("0123456789") in ("it", "d", "c", "xs", "f")))
 
@@ -115,7 +115,8 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
         assert attributes <= {"st", "zones", "grids", "counters", "keyed_init", "fields", "card_def", "names",
                               "grid_meta", "track_meta", "width", "cell_data", "line_data", "space_data",
                               "adjacent", "player_count", "markers", "get", "defs_by_kind", "random_choice",
-                              "fits", "tracks", "values"}, attributes
+                              "fits", "tracks", "values", "pc", "steps", "step_budget", "set_counter", "emit",
+                              "label", "active", "env", "join"}, attributes
 
 
 HOSTILE = r"""
