@@ -236,6 +236,7 @@ class SourceCompiler(Compiler):
         super().__init__(model, params)
         self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
         self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
+        self._py_locals: dict = {}   # a `def` parameter (its Param node) -> the Python local holding it
         self._fresh = 0
         self._texts: dict = {}       # id of a whole expression -> (the node, its text), written once
         self._functions: dict = {}   # id of a whole expression -> (the node, its function)
@@ -251,12 +252,12 @@ class SourceCompiler(Compiler):
         known = self._texts.get(id(e))
         if known is not None and not self._inline:
             return known[1]
-        saved = self._src_inline, self._its
-        self._src_inline, self._its = {}, []
+        saved = self._src_inline, self._its, self._py_locals
+        self._src_inline, self._its, self._py_locals = {}, [], {}
         try:
             text = self.src(e)  # at the top nothing is in scope, so a node not written is embedded
         finally:
-            self._src_inline, self._its = saved
+            self._src_inline, self._its, self._py_locals = saved
         if not self._inline:
             self._texts[id(e)] = (e, text)
         return text
@@ -273,6 +274,32 @@ class SourceCompiler(Compiler):
         if not self._inline:
             self._functions[id(e)] = (e, fn)
         return fn
+
+    def compile_func(self, fn):
+        """A definition called (not expanded in place) as one function whose parameters are Python
+        locals; one with a default value for a parameter is the closure compiler's."""
+        if self.funcs.get(fn.name) is not None:
+            return
+        if any(p.default is not None for p in fn.params):
+            return Compiler.compile_func(self, fn)
+        self.funcs[fn.name] = Unsupported  # being written: a call inside it reads `_F` when it runs
+        names = {p: f"_a{i}" for i, p in enumerate(fn.params)}
+        saved = self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals
+        self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = {}, 0, {}, [], names
+        try:
+            body = self.src(fn.body)
+            unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
+            what = self.k(f"calls of `{fn.name}`")
+            func = self.function(f"def _d(rt, args):\n    charge(rt, 1, {self.k(fn.span)}, {what})\n"
+                                 f"{unpack}    return {body}\n", fn.span, "_d")
+        except (Unsupported, SyntaxError, RecursionError, MemoryError):
+            func = None
+        finally:
+            self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = saved
+        if func is None:
+            del self.funcs[fn.name]
+            return Compiler.compile_func(self, fn)
+        self.funcs[fn.name] = func
 
     def function(self, body: str, span, name: str):
         """Compile the text of one function and return it (SyntaxError if Python refuses it)."""
@@ -308,7 +335,7 @@ class SourceCompiler(Compiler):
     def embedded(self, e) -> str:
         """The closure of `e`, called from the text: only where nothing in it stands for text of
         this function (an expanded parameter, a comprehension's `it`)."""
-        if self._src_inline or self._its:
+        if self._src_inline or self._its or self._py_locals:
             raise Unsupported
         return f"{self.k(Compiler.expr(self, e))}(rt, env)"
 
@@ -324,6 +351,8 @@ class SourceCompiler(Compiler):
         kind, n = b.kind, b.name
         if kind == "local":
             site = b.decl.site
+            if site in self._py_locals:
+                return self._py_locals[site]
             if site in self._src_inline:
                 return self._src_inline[site]
             if site in self._inline:  # a parameter the closure compiler is expanding: its closure

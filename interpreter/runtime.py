@@ -696,12 +696,22 @@ class Run:
         are worked out once per grid content and remembered for this call of the engine, since a
         menu asks this for many cards on many cells of the same grid."""
         cd = self.st.card_def
-        rest = {i: cd[c] for i, c in self.st.grids[key].items() if i != cell}
-        if anchor != cell and anchor not in rest:
+        grid = self.st.grids[key]
+        if anchor != cell and anchor not in grid:
             return False
+        # Within one call the cards' definitions do not change, so the grid's cards name its content.
+        # The groups of the cards that stay: the same for every empty cell.
+        cache_key = (key, cell if cell in grid else None, tuple(grid.items()))
+        known = self.links.get(cache_key)
+        if known is None:
+            rest = {i: cd[c] for i, c in grid.items() if i != cell}
+            known = (rest,) + self._linked_groups(gname, rest)
+            if len(self.links) > 4096:  # a bound on what one call keeps
+                self.links.clear()
+            self.links[cache_key] = known
+        rest, group, count = known
         if not rest:
             return True
-        group, count = self._linked_groups(gname, rest)
         meta = self.grid_meta[gname]
         fields = self.fields
         mine = fields[cd[card]]
@@ -719,10 +729,6 @@ class Run:
     def _linked_groups(self, gname, defs: dict):
         """({cell: group number}, number of groups) of the linked cards of a grid holding these
         card definitions on these cells."""
-        cache_key = (gname, frozenset(defs.items()))
-        known = self.links.get(cache_key)
-        if known is not None:
-            return known
         meta = self.grid_meta[gname]
         fields = self.fields
         w = meta.width
@@ -748,9 +754,6 @@ class Run:
                         group[j] = count
                         todo.append(j)
             count += 1
-        if len(self.links) > 4096:  # a bound on what one call keeps
-            self.links.clear()
-        self.links[cache_key] = (group, count)
         return group, count
 
     def place(self, card, gname, key, cell, span):
