@@ -188,6 +188,12 @@ class Engine:
         """The value of a compiled expression (see `Program.compile_expression`) in state `st`."""
         return fn(Run(self.program, st), dict(env or {}))
 
+    def evaluator(self, st: GameState):
+        """`evaluate` for many expressions on one state that no one changes meanwhile: a function
+        `(fn, env) -> value` sharing one run of the rules (what a bot's evaluation calls)."""
+        run = Run(self.program, st)
+        return lambda fn, env: fn(run, dict(env))
+
 
 def _value_id(value, label: str, elem: tuple, st: GameState) -> str:
     """An option's id from its value (see Option)."""

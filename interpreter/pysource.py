@@ -76,7 +76,7 @@ def _field_values(rt, xs, name):
 
 def _sum_field(rt, name, xs):
     F, cd = rt.fields, rt.st.card_def
-    return sum(F[cd[x]][name] for x in xs)
+    return sum([F[cd[x]][name] for x in xs])
 
 
 def _select(rt, xs, v, name, op):

@@ -35,29 +35,30 @@ class Evaluation:
         """Measure a single player's utilities from now on against their standing in `st`."""
         self.reference = self.standing(st, 0) if st.player_count == 1 else None
 
-    def standing(self, st, p: int) -> float:
-        """Player `p`'s standing in `st`."""
-        evaluate = self.engine.evaluate
+    def standing(self, st, p: int, evaluate=None) -> float:
+        """Player `p`'s standing in `st` (`evaluate`: an `engine.evaluator(st)` to share)."""
+        evaluate = evaluate or self.engine.evaluator(st)
         if self.declared is not None:
             var, scores, value = self.declared
             env = {var: p}
             for name, f in scores:
-                env[name] = evaluate(f, st, env)
-            return float(evaluate(value, st, env))
+                env[name] = evaluate(f, env)
+            return float(evaluate(value, env))
         if not self.thresholds:
             return 0.0
         env = {self.victory_var: p}
         for name, f in self.victory_scores:
-            env[name] = evaluate(f, st, env)
+            env[name] = evaluate(f, env)
         progress = []
         for left, right in self.thresholds:
-            have, need = evaluate(left, st, env), evaluate(right, st, env)
+            have, need = evaluate(left, env), evaluate(right, env)
             progress.append(1.0 if need <= 0 else max(0.0, min(1.0, have / need)))
         return 0.6 * max(progress) + 0.4 * sum(progress) / len(progress)
 
     def standings(self, st) -> list[float]:
         """Every seat's standing."""
-        return [self.standing(st, p) for p in range(st.player_count)]
+        evaluate = self.engine.evaluator(st)
+        return [self.standing(st, p, evaluate) for p in range(st.player_count)]
 
     def utilities(self, st) -> list[float]:
         """Every seat's utility in [0, 1] (see the module's description)."""
