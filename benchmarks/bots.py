@@ -8,7 +8,7 @@ game length with mcts in every seat.
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
 Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (statsmodels,
-interpreter/lab/figures.py). Speed: the median milliseconds of an mcts decision that had a choice
+interpreter/lab/figures.py). Speed: the median CPU milliseconds of an mcts decision that had a choice
 (decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
 median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
 Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9 (or `--levels`), with Wilson 95% intervals,
@@ -57,10 +57,10 @@ def one_game(job) -> dict:
             who = st.pending["player"]
             agent = agents[who]
             v = engine.view(st, who) if getattr(agent, "uses_view", False) else None
-            start = time.perf_counter()
+            start = time.process_time()
             option = agent.choose(options, v)
             if getattr(agent, "name", "") == "mcts" and len(options) > 1:
-                ms.append((time.perf_counter() - start) * 1000)
+                ms.append((time.process_time() - start) * 1000)
             engine.apply(st, option)
     except LimitError:
         return {"winners": [], "rounds": st.round, "ms": ms, "unfinished": True}

@@ -6,9 +6,8 @@ decisions per CPU-second, on Duel and base 2p.
 
 Each game seats mcts against random (seats alternated, game g with seed g) and times every mcts
 decision that had a choice (a decision with one option is not searched) by the process's CPU
-clock. The games are the same for the same code, so two versions of the engine can be compared on
-them; `--engine-root` runs them on another checkout of the project (e.g. a `git worktree` of an
-older commit) from this one script.
+clock, with the game loop of `bots.py`. The games are the same for the same rules, so two versions
+of the engine can be compared on them: run this script in a `git worktree` of the older commit too.
 """
 from __future__ import annotations
 
@@ -16,8 +15,8 @@ import argparse
 import json
 import statistics
 import sys
-import time
-from pathlib import Path
+
+from bots import one_game, seat_texts
 
 CONFIGS = [("rulesets/duel.lf", 2), ("rulesets/base.lf", 2)]
 
@@ -26,35 +25,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=6, help="games per configuration")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its default settings)")
-    ap.add_argument("--engine-root", help="the project checkout whose engine plays (default: this one)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    root = Path(args.engine_root).resolve() if args.engine_root else Path(__file__).resolve().parent.parent
-    sys.path.insert(0, str(root))
-    from interpreter.agents import make_agents
-    from interpreter.engine import Engine, LimitError
-
     rows = []
     for ruleset, players in CONFIGS:
-        engine = Engine.load(root / ruleset)
         ms = []
         for g in range(args.games):
-            seats = [args.mcts, "random"] if g % 2 == 0 else ["random", args.mcts]
-            agents = make_agents(",".join(seats), players, g, engine=engine)
-            st = engine.new_game(players, g)
-            try:
-                while not engine.is_over(st):
-                    options = engine.options(st)
-                    who = st.pending["player"]
-                    agent = agents[who]
-                    view = engine.view(st, who) if getattr(agent, "uses_view", False) else None
-                    start = time.process_time()
-                    option = agent.choose(options, view)
-                    if getattr(agent, "name", "") == "mcts" and len(options) > 1:
-                        ms.append((time.process_time() - start) * 1000)
-                    engine.apply(st, option)
-            except LimitError:
-                pass
+            ms += one_game((ruleset, players, seat_texts(args.mcts, "random", players, g), g))["ms"]
         row = {"ruleset": ruleset, "players": players, "games": args.games, "mcts": args.mcts, "decisions": len(ms),
                "median_ms": round(statistics.median(ms), 1), "decisions_per_cpu_s": round(len(ms) / sum(ms) * 1000, 2)}
         rows.append(row)

@@ -44,6 +44,18 @@ def charge(rt, n: int, span, what: str):
         raise RuleError(f"{what}: more than the step budget ({rt.step_budget:,}) allows", span)
 
 
+def block_in(meta, cells, bw: int, bh: int) -> bool:
+    """Whether the filled cells of a grid hold a full block `bw` wide and `bh` high."""
+    W = meta.width
+    for i in sorted(cells):  # each filled cell as a possible top-left corner
+        x0, y0 = i % W, i // W
+        if x0 + bw > W or y0 + bh > meta.height:
+            continue
+        if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
+            return True
+    return False
+
+
 def piece_key(v) -> str:
     """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
     return f"P{v + 1}" if isinstance(v, int) else v
@@ -790,17 +802,8 @@ class Compiler:
         h = self.expr(e.args[2])
 
         def has_block(rt, env):
-            meta = rt.grid_meta[gname]
             cells = rt.st.grids[g(rt, env)]
-            bw, bh = w(rt, env), h(rt, env)
-            W = meta.width
-            for i in sorted(cells):  # each filled cell as a possible top-left corner
-                x0, y0 = i % W, i // W
-                if x0 + bw > W or y0 + bh > meta.height:
-                    continue
-                if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
-                    return True
-            return False
+            return block_in(rt.grid_meta[gname], cells, w(rt, env), h(rt, env))
         return has_block
 
     def b_fits(self, e):

@@ -20,7 +20,7 @@ from rulesdsl.checker import INT, PLAYER
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError, bounded, charge, piece_key
+from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
@@ -155,16 +155,7 @@ def _frontier(rt, gname, key):
 
 
 def _has_block(rt, gname, key, bw, bh):
-    meta = rt.grid_meta[gname]
-    cells = rt.st.grids[key]
-    W = meta.width
-    for i in sorted(cells):
-        x0, y0 = i % W, i // W
-        if x0 + bw > W or y0 + bh > meta.height:
-            continue
-        if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
-            return True
-    return False
+    return block_in(rt.grid_meta[gname], rt.st.grids[key], bw, bh)
 
 
 def _cell_of(card, cells):
@@ -571,17 +562,21 @@ class SourceCompiler(Compiler):
         return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
 
     # ---- built-ins ------------------------------------------------------------------------------
-    def t_count(self, e):
-        arg = e.args[0]
+    def tested(self, arg, fast: str, slow: str, plain: str) -> str:
+        """`count` or `any` of a collection: `fast` for a fast `where` (its texts as xs, v, name,
+        op), `slow` for another `where` (xs, var, cond, span), `plain` for no `where` (items)."""
         if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
-            fast = self.fast_filter(arg, any_order=True)
-            if fast is not None:
-                xs, v, name, op = fast
-                return f"len(_select(rt, {xs}, {v}, {name}, {op}))"
+            parts = self.fast_filter(arg, any_order=True)
+            if parts is not None:
+                return fast.format(*parts)
             xs = self.items(arg.coll)
             var, cond = self.with_it(arg.cond)
-            return f"sum([1 for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond}])"
-        return f"len({self.items_any_order(arg)})"
+            return slow.format(xs, var, cond, self.k(arg.span))
+        return plain.format(self.items_any_order(arg))
+
+    def t_count(self, e):
+        return self.tested(e.args[0], "len(_select(rt, {0}, {1}, {2}, {3}))",
+                           "sum([1 for {1} in _charged(rt, {0}, {3}) if {2}])", "len({0})")
 
     def t_sum(self, e):
         coll, body = e.args
@@ -609,16 +604,8 @@ class SourceCompiler(Compiler):
         return self.extreme_text(e, "max")
 
     def t_any(self, e):
-        arg = e.args[0]
-        if isinstance(arg, A.Filter) and not self.chancy(arg.cond):
-            fast = self.fast_filter(arg, any_order=True)
-            if fast is not None:
-                xs, v, name, op = fast
-                return f"_any_select(rt, {xs}, {v}, {name}, {op})"
-            xs = self.items(arg.coll)
-            var, cond = self.with_it(arg.cond)
-            return f"any(True for {var} in _charged(rt, {xs}, {self.k(arg.span)}) if {cond})"
-        return f"(len({self.items_any_order(arg)}) > 0)"
+        return self.tested(e.args[0], "_any_select(rt, {0}, {1}, {2}, {3})",
+                           "any(True for {1} in _charged(rt, {0}, {3}) if {2})", "(len({0}) > 0)")
 
     def t_all(self, e):
         xs, values = self.values(e.args[0], e.args[1])
