@@ -4,7 +4,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import pickle
 import re
+import tempfile
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -30,21 +32,80 @@ def _parser() -> Lark:
                 start=["start", "expr"], cache=_cache_file(text))
 
 
-def _cache_file(grammar: str) -> str | bool:
-    """A file for Lark's tables under the user's own cache folder, named by the grammar's hash;
-    False (no cache) when there is no such folder we alone can write to."""
+def _cache_folder() -> str | None:
+    """The user's own cache folder for lfdsl, or None when there is no such folder we alone can
+    write to: what is kept there is read back with pickle."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "lfdsl")
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         info = os.stat(folder)
     except OSError:
-        return False
-    # Lark reads its cache back with pickle: only from a folder no one else can write into.
+        return None
     if info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    return folder
+
+
+def _cache_file(grammar: str) -> str | bool:
+    """A file for Lark's tables under the user's own cache folder, named by the grammar's hash;
+    False (no cache) when there is no safe folder."""
+    folder = _cache_folder()
+    if folder is None:
         return False
     tag = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
     return os.path.join(folder, f"parser-{tag}.lark")
+
+
+# ---- parsed files kept between processes ---------------------------------------------------------
+# A file's syntax tree is kept in the cache folder, named by the hash of the parser's own code (the
+# grammar, this module, the tree's classes), the file's path (spans carry it) and its text: a file
+# parsed before, unchanged, is read back instead of parsed. At most this many are kept.
+MAX_KEPT_TREES = 256
+
+
+@functools.cache
+def _code_tag() -> bytes:
+    h = hashlib.sha256()
+    for f in (GRAMMAR, Path(__file__), Path(A.__file__)):
+        h.update(f.read_bytes())
+    return h.digest()
+
+
+def _tree_file(source: str, path: str) -> str | None:
+    folder = _cache_folder()
+    if folder is None:
+        return None
+    h = hashlib.sha256(_code_tag())
+    h.update(path.encode("utf-8", "surrogatepass") + b"\0" + source.encode("utf-8", "surrogatepass"))
+    return os.path.join(folder, f"tree-{h.hexdigest()[:32]}.pickle")
+
+
+def _kept_items(file: str | None):
+    if file is None:
+        return None
+    try:
+        with open(file, "rb") as f:
+            return pickle.load(f)
+    except Exception:  # none kept, or unreadable: parse the text
+        return None
+
+
+def _keep_items(file: str | None, items) -> None:
+    if file is None:
+        return
+    try:
+        data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+        folder = os.path.dirname(file)
+        kept = sorted((e for e in os.scandir(folder) if e.name.startswith("tree-")), key=lambda e: e.stat().st_mtime)
+        for old in kept[:max(0, len(kept) - MAX_KEPT_TREES + 1)]:
+            os.unlink(old.path)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tree-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, file)
+    except (OSError, RecursionError, pickle.PicklingError):  # kept or not, the parse stands
+        return
 
 
 
@@ -755,8 +816,14 @@ def _expected(exc: UnexpectedInput) -> str:
 
 
 def parse(source: str, path: str = "<rules>") -> A.Program:
-    """Parse a rules file; raise ParseError with a positioned diagnostic on bad syntax."""
-    return A.Program(path, source, _parse(source, path, "start"))
+    """Parse a rules file; raise ParseError with a positioned diagnostic on bad syntax. A file
+    parsed before with the same text and path is read back from the cache folder."""
+    file = _tree_file(source, path)
+    items = _kept_items(file)
+    if items is None:
+        items = _parse(source, path, "start")
+        _keep_items(file, items)
+    return A.Program(path, source, items)
 
 
 def parse_expression(source: str, path: str = "<expression>"):
