@@ -212,3 +212,46 @@ def test_fits_answers_as_a_search_from_the_anchor_does():
             checked += 1
             linked += expected
     assert checked == 1800 and 150 < linked < 1650, linked  # both answers are well represented
+
+
+ERRORS = r"""
+game "Faults" { players 2..2 cards "tiny.toml" round_limit 3 step_budget 400 }
+kind Token { value: int }
+counter n = 0
+counter k = 0
+round {
+    phase spin each p {
+        let a = 1
+        let b = 2
+        set k += a + b
+        if k > 6 {
+            let c = 10 / (a - 1)
+        }
+        while n >= 0 {
+            set n += 1
+            let d = n * 2
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("change, budget", [
+    ("", 400), ("", 401), ("", 402), ("", 403),  # the step budget met on each record of a loop's run
+    ("set k += 7\n        ", 400),               # a division by zero in the middle of a run
+])
+def test_an_error_inside_a_run_is_placed_as_the_closures_place_it(tmp_path, change, budget):
+    """A run of records executes as one function: an error inside it (raised, or the step budget
+    met) is reported at the same record, with the same message, as record by record."""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "faults.lf").write_text(ERRORS.replace("let a = 1\n        ", "let a = 1\n        " + change)
+                                        .replace("step_budget 400", f"step_budget {budget}"))
+    messages = []
+    for backend in ("source", "closures"):
+        engine = Engine.load(tmp_path / "faults.lf", backend=backend)
+        with pytest.raises(GameError) as err:
+            st = engine.new_game(2, 1)
+            play(engine, st, make_agents("first", 2, 1))
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert ("division by zero" if change else "more than") in messages[0]
