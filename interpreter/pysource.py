@@ -219,6 +219,11 @@ _HELPERS = {name: value for name, value in globals().items() if name.startswith(
 _HELPERS.update({"bounded": bounded, "charge": charge})
 
 
+# Every generated function starts by reading the run's state, card table and cards' definitions into
+# locals, which the text reads as `st`, `fl` and `cd` (a program's constant evaluation has no state).
+_PROLOGUE = "    st = rt.st\n    fl = rt.fields\n    cd = st.card_def if st is not None else None\n"
+
+
 class SourceCompiler(Compiler):
     """The compiler with expressions written as Python source (see the module's text). Statement
     lowering and everything else is the closure compiler's; `expr(e)` gives a function `f(rt, env)`."""
@@ -259,7 +264,7 @@ class SourceCompiler(Compiler):
             return known[1]
         try:
             text = self.text(e)
-            fn = self.function(f"def _f(rt, env):\n    return {text}\n", e.span, "_f")
+            fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {text}\n", e.span, "_f")
         except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
             fn = Compiler.expr(self, e)
         if not self._inline:
@@ -282,7 +287,7 @@ class SourceCompiler(Compiler):
             unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             what = self.k(f"calls of `{fn.name}`")
             func = self.function(f"def _d(rt, args):\n    charge(rt, 1, {self.k(fn.span)}, {what})\n"
-                                 f"{unpack}    return {body}\n", fn.span, "_d")
+                                 f"{_PROLOGUE}{unpack}    return {body}\n", fn.span, "_d")
         except (Unsupported, SyntaxError, RecursionError, MemoryError):
             func = None
         finally:
@@ -354,11 +359,11 @@ class SourceCompiler(Compiler):
         if kind == "param":
             return self.k(self.param_values[n])
         if kind == "counter" and not b.decl.keyed:
-            return f"rt.st.counters[{self.k(n)}]"
+            return f"st.counters[{self.k(n)}]"
         if kind == "players":
-            return "list(range(rt.st.player_count))"
+            return "list(range(st.player_count))"
         if kind == "player_count":
-            return "rt.st.player_count"
+            return "st.player_count"
         return self.k(n)
 
     def s_ListLit(self, e):
@@ -373,15 +378,15 @@ class SourceCompiler(Compiler):
             if n in m.zones or n in m.grids:
                 return f"{self.k(self.player_keys(n))}[{obj}]"
             if n in m.counters:
-                return f"rt.st.counters[{self.k(n)}][{obj}]"
+                return f"st.counters[{self.k(n)}][{obj}]"
         if ot[0] == "card":
             if n == "name":
-                return f"rt.names[rt.st.card_def[{obj}]]"
-            return f"rt.fields[rt.st.card_def[{obj}]][{self.k(n)}]"
+                return f"rt.names[cd[{obj}]]"
+            return f"fl[cd[{obj}]][{self.k(n)}]"
         if ot[0] == "def":
             if n == "name":
                 return f"rt.names[{obj}]"
-            return f"rt.fields[{obj}][{self.k(n)}]"
+            return f"fl[{obj}][{self.k(n)}]"
         if ot[0] == "cell":
             g = self.k(ot[1])
             if n == "x":
@@ -402,12 +407,12 @@ class SourceCompiler(Compiler):
             base = e.obj
             if isinstance(base, A.Name) and self.m.bindings[base].kind == "counter":
                 name = self.k(base.id)
-                return f"rt.st.counters[{name}].get(str({self.src(e.index)}), rt.st.keyed_init[{name}])"
+                return f"st.counters[{name}].get(str({self.src(e.index)}), st.keyed_init[{name}])"
             if isinstance(base, A.Name):
                 return f"_keyed(rt, {self.src(base)}, {self.src(e.index)})"
             name = self.k(base.name)
             who = self.src(base.obj)
-            return f"rt.st.counters[{name}][{who}].get(str({self.src(e.index)}), rt.st.keyed_init[{name}])"
+            return f"st.counters[{name}][{who}].get(str({self.src(e.index)}), st.keyed_init[{name}])"
         return f"_item({self.src(e.obj)}, {self.src(e.index)}, {self.k(e.span)})"
 
     def s_Unary(self, e):
@@ -483,16 +488,16 @@ class SourceCompiler(Compiler):
         t = self.t(node)
         f = self.src(node)
         if t[0] == "zone":
-            return f"rt.st.zones[{f}]"
+            return f"st.zones[{f}]"
         if t[0] == "grid":
-            return f"_grid_cards(rt.st.grids[{f}])"
+            return f"_grid_cards(st.grids[{f}])"
         return f
 
     def items_any_order(self, node) -> str:
         """The elements of a collection where their order cannot matter (a count, a sum of ints,
         a test that any passes): a grid's cards without sorting them by cell."""
         if self.t(node)[0] == "grid":
-            return f"rt.st.grids[{self.src(node)}].values()"
+            return f"st.grids[{self.src(node)}].values()"
         return self.items(node)
 
     def top_items(self, node) -> str:
@@ -500,9 +505,9 @@ class SourceCompiler(Compiler):
         t = self.t(node)
         f = self.text(node)
         if t[0] == "zone":
-            return f"rt.st.zones[{f}]"
+            return f"st.zones[{f}]"
         if t[0] == "grid":
-            return f"_grid_cards(rt.st.grids[{f}])"
+            return f"_grid_cards(st.grids[{f}])"
         return f
 
     def with_it(self, body) -> tuple[str, str]:
@@ -554,7 +559,7 @@ class SourceCompiler(Compiler):
         if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
                 and body_node.obj.id == "it" and elem_t[0] == "card" and body_node.name == "name"):
             c = self.fresh("c")
-            return xs, lambda items: f"[rt.names[rt.st.card_def[{c}]] for {c} in {items}]"
+            return xs, lambda items: f"[rt.names[cd[{c}]] for {c} in {items}]"
         name = self.field_of_it(body_node, elem_t)
         if name is not None:
             return xs, lambda items: f"_field_values(rt, {items}, {name})"
@@ -620,16 +625,16 @@ class SourceCompiler(Compiler):
         d = self.fresh("d")
         if self.elem_type(e.args[0])[0] == "def":
             return f"[rt.names[{d}] for {d} in {xs}]"
-        return f"[rt.names[rt.st.card_def[{d}]] for {d} in {xs}]"
+        return f"[rt.names[cd[{d}]] for {d} in {xs}]"
 
     def t_abs(self, e):
         return f"abs({self.src(e.args[0])})"
 
     def t_top(self, e):
-        return f"_end(rt.st.zones[{self.src(e.args[0])}], -1)"
+        return f"_end(st.zones[{self.src(e.args[0])}], -1)"
 
     def t_bottom(self, e):
-        return f"_end(rt.st.zones[{self.src(e.args[0])}], 0)"
+        return f"_end(st.zones[{self.src(e.args[0])}], 0)"
 
     def t_first(self, e):
         return f"_end({self.items(e.args[0])}, 0)"
@@ -644,10 +649,10 @@ class SourceCompiler(Compiler):
         return f"rt.random_choice({self.items(e.args[0])})"
 
     def t_holder(self, e):
-        return f"rt.st.markers.get({self.k(e.args[0].id)})"
+        return f"st.markers.get({self.k(e.args[0].id)})"
 
     def t_next_player(self, e):
-        return f"(({self.src(e.args[0])} + 1) % rt.st.player_count)"
+        return f"(({self.src(e.args[0])} + 1) % st.player_count)"
 
     def t_turn_order(self, e):
         return f"_turn_order(rt, {self.src(e.args[0])})"
@@ -673,7 +678,7 @@ class SourceCompiler(Compiler):
         return f"_frontier(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
 
     def t_filled_cells(self, e):
-        return f"sorted(rt.st.grids[{self.src(e.args[0])}])"
+        return f"sorted(st.grids[{self.src(e.args[0])}])"
 
     def t_has_block(self, e):
         g = self.k(self.t(e.args[0])[1])
@@ -687,7 +692,7 @@ class SourceCompiler(Compiler):
     def t_cell_of(self, e):
         # The closure evaluates the card before the grid.
         card = self.src(e.args[1])
-        return f"_cell_of({card}, rt.st.grids[{self.src(e.args[0])}])"
+        return f"_cell_of({card}, st.grids[{self.src(e.args[0])}])"
 
     def t_field(self, e):
         is_def = self.t(e.args[0])[0] == "def"
@@ -727,7 +732,7 @@ class SourceCompiler(Compiler):
         return f"list(rt.grid_meta[{self.k(self.t(e.args[0])[1])}].adjacent[{self.src(e.args[1])}])"
 
     def t_card_at(self, e):
-        return f"rt.st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
+        return f"st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
 
 
 def _times(rt, n, span):
@@ -788,7 +793,7 @@ class SourceBackend(ClosureBackend):
         refuses the text (an expression nested deeper than its parser takes)."""
         c = self.c
         first = c.k(proc.code[start])
-        lines = ["def _r(rt, fr):", "    st = rt.st",
+        lines = ["def _r(rt, fr):", "    st = rt.st", "    fl = rt.fields", "    cd = st.card_def",
                  f"    if st.steps + {end - start - 1} > rt.step_budget:",
                  f"        return {first}(rt, fr)", "    env = fr.env"]
         for done, i in enumerate(range(start, end), 1):

@@ -86,8 +86,9 @@ def test_mutated_rulesets_behave_the_same_on_both_back_ends(tmp_path):
 # Every name the generated text may use: its own (rt, env, K, _F, the helpers, fresh `_it3`-style
 # variables) and Python's built-ins. A ruleset's names reach the text only inside string literals.
 def _own(name: str) -> bool:
-    return (name in ("rt", "env", "fr", "st", "args", "K", "_F", "_r", "_n", "_items", "_j", "bounded", "charge", "lambda",
-                     "for", "in", "if", "else", "and", "or", "not", "return", "def", "del", "True", "False", "None")
+    return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j",
+                     "bounded", "charge", "lambda", "for", "in", "if", "else", "and", "or", "not", "is",
+                     "return", "def", "del", "True", "False", "None")
             or name in pysource._HELPERS or hasattr(builtins, name)
             or (name.startswith("_") and name.lstrip("_").rstrip("0123456789") in ("it", "d", "c", "xs", "f", "a")))
 
