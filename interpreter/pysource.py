@@ -1,4 +1,5 @@
-"""The source back end for expressions: a checked expression tree to one Python function.
+"""The source back end: checked expressions, called definitions and straight runs of instruction
+records written as the text of Python functions (`SourceCompiler`, `SourceBackend`).
 
 The closure compiler (`compiler.py`) turns every node of an expression into a closure, so that
 evaluating `score(p) + bonus >= it.cost` is a dozen Python calls. This back end writes the whole tree
@@ -12,6 +13,10 @@ Nothing from a ruleset reaches the generated text except as an escaped literal: 
 numbers are written with `repr` of a `str`/`int` (or stored in the constant table `K` and read as
 `K[i]`), and every Python identifier in the text is one this module made. A construct this module
 does not write falls back to the closure compiler for that node alone (its children come back here).
+
+A definition that is called rather than expanded is one function with its parameters as Python
+locals, and `SourceBackend` writes each straight run of records of a body as one function (see
+its text). docs/architecture.md, "The source back end", says the same for a reader of the docs.
 """
 from __future__ import annotations
 
