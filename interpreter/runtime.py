@@ -458,7 +458,14 @@ class Run:
         if ("enter", zname) in self.triggers:
             owner = self._owner(dest)
             self.run_triggers(("enter", zname), [card, owner])
+        self.left(card, src)  # pushed last: the card leaves before it enters
         return True
+
+    def left(self, card: int, src: str):
+        """Run the `on leave` triggers of the zone `src` a card has just left (if it was a zone)."""
+        key = ("leave", src.split(".")[-1])
+        if key in self.triggers and src in self.st.zones:
+            self.run_triggers(key, [card, self._owner(src)])
 
     def _unseen(self, key: str, top: bool) -> bool:
         """Whether no player sees a card in place `key` (`top`: as its top card)."""
@@ -781,6 +788,7 @@ class Run:
                     if self.sink is not None:
                         self.emit("fill", {"grid": key, "line": line}, owner)
                     self.run_triggers(("fill", gname), [line, owner])
+        self.left(card, src)  # pushed last: the card leaves its zone before the place and fill triggers
 
     def give(self, marker, to):
         self.st.markers[marker] = to

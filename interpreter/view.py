@@ -143,7 +143,7 @@ def _card_locals(prog) -> dict:
                     out[param.name] = s
         if name.startswith("trigger:"):
             decl = prog.model.triggers[int(name.split(":", 1)[1])]
-            if decl.event in ("enter", "place") and proc.params:
+            if decl.event in ("enter", "leave", "place") and proc.params:
                 out[proc.params[0][0]] = "card"
         table[name] = out
     _LOCALS[prog] = table

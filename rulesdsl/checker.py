@@ -495,7 +495,7 @@ class Checker:
             self.expect(trig.cond, (BOOL,), "a threshold condition")
             self.block(trig.body)
             return
-        if trig.event == "enter":
+        if trig.event in ("enter", "leave"):
             zone = self.zones.get(trig.target)
             if zone is None:
                 self.err(trig, f"`{trig.target}` is not a zone", suggest(trig.target, self.zones))
@@ -509,7 +509,8 @@ class Checker:
             bound = ([("card", grid.kind), ("cell", grid.name), PLAYER] if trig.event == "place"
                      else [("line", grid.name), PLAYER])
         if len(trig.names) != len(bound):
-            shape = {"enter": "(card, owner)", "place": "(card, cell, owner)", "fill": "(line, owner)"}
+            shape = {"enter": "(card, owner)", "leave": "(card, owner)", "place": "(card, cell, owner)",
+                     "fill": "(line, owner)"}
             self.err(trig, f"`on {trig.event}` binds {len(bound)} names: {shape[trig.event]}")
             return
         for n, t in zip(trig.names, bound):

@@ -471,6 +471,9 @@ class _ToAst(Transformer):
     def ev_enter(self, c):
         return "enter"
 
+    def ev_leave(self, c):
+        return "leave"
+
     def ev_place(self, c):
         return "place"
 
