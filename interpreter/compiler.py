@@ -858,6 +858,10 @@ class Compiler:
         b = self.expr(e.args[2])
         return lambda rt, env: list(coll(rt, env)[max(0, a(rt, env)):max(0, b(rt, env))])
 
+    def b_reverse(self, e):
+        coll = self.as_list(e.args[0])
+        return lambda rt, env: list(coll(rt, env))[::-1]
+
     def _by(self, e, better):
         coll, body = self.lam(e.args[0], e.args[1])
         vals = self.each(body)

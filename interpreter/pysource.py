@@ -710,6 +710,9 @@ class SourceCompiler(Compiler):
         return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
                 f"max(0, {self.src(e.args[2])})])")
 
+    def t_reverse(self, e):
+        return f"list({self.items(e.args[0])})[::-1]"
+
     def by_text(self, e, better):
         xs, values = self.values(e.args[0], e.args[1])
         items = self.fresh("xs")

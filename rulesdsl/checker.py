@@ -1186,6 +1186,9 @@ class Checker:
         self.expect(e.args[2], (INT,), "an end position")
         return T_list(elem)
 
+    def b_reverse(self, e):
+        return T_list(self.elem_type(e.args[0]))
+
     def b_min_by(self, e):
         t = self.lambda_arg(e)
         if not _compatible(t, INT):

@@ -80,6 +80,7 @@ BUILTINS = {
     "field": (2, 2, "the int field of a card named by a text or enum value"),
     "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
     "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
+    "reverse": (1, 1, "the elements of a collection in the opposite order"),
     "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
     "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
     "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),

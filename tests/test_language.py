@@ -324,6 +324,8 @@ def test_list_built_ins(links, tmp_path):
     assert ev('max_by(supply, it.value).name') == "Straight NS"
     assert ev('index_of(supply, min_by(supply, it.value))') == 6
     assert ev('names(slice(supply, 0, 2))') == ["Straight EW", "Straight EW"]
+    assert ev('names(reverse(supply))') == list(reversed(ev('names(supply)')))
+    assert ev('first(reverse(supply)) == last(supply)') is True and ev('reverse([])') == []
     assert ev('field(first(supply), "value")') == 2
     assert ev('cell_of(shelf, card_at(shelf, cell(shelf, 2, 1))) == cell(shelf, 2, 1)') is True
     assert ev('names(shelf)') == ["Blank", "Blank", "Blank"]

@@ -46,6 +46,7 @@ round {
         repeat 2 { draw b from deck to player(2).hand }
         draw d from deck refill spare to table
         move deck to table
+        log "reversed:", names(reverse(table where it.value > 1))
         win player(1) "done"
     }
 }
@@ -73,6 +74,7 @@ def test_a_card_leaving_a_zone_runs_its_leave_triggers_before_the_enter_triggers
         "left the deck: Green none",   # drawn after the refill, which moved the spare pile's cards
         #                                into the deck with no leave trigger (as with enter)
         "left the deck: Red none", "left the deck: Blue none",       # a whole zone, card by card
+        "reversed: [Blue, Green]",
     ]
     assert st.counters["gone"] == 6
 
