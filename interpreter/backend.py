@@ -230,6 +230,10 @@ class ClosureBackend:
         who = self.c.expr(player)
         return lambda rt, fr: rt.win(who(rt, fr.env), reason, lose)
 
+    @staticmethod
+    def call_end_game(r, reason):
+        return lambda rt, fr: rt.end_game(reason)
+
     def call_advance(self, r, track, piece, distance):
         piece = self.c.expr(piece)
         dist = self.c.expr(distance)

@@ -1061,6 +1061,9 @@ class Compiler:
         action = name if kind == "action" else call.func
         self.emit(proc, ir.Call("perform", (action, not s.main, tuple(call.args)), None, s.span))
 
+    def s_EndGame(self, proc, s):
+        self.emit(proc, ir.Call("end_game", (s.reason,), None, s.span))
+
     def s_Win(self, proc, s):
         self.emit(proc, ir.Call("win", (s.player, s.reason, s.lose), None, s.span))
 

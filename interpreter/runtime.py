@@ -349,8 +349,10 @@ class Run:
             env[name] = out[name] = f(self, env)
         return out
 
-    def check_victory(self, st: GameState) -> bool:
-        """Evaluate the win condition for every player; end the game if anyone wins."""
+    def check_victory(self, st: GameState, ended: str | None = None) -> bool:
+        """Evaluate the win condition for every player; end the game if anyone wins. `ended` (the
+        reason of an `end game`): the game ends in any case, and when nobody meets a `win if` line
+        every player is ranked by `rank by` and the best win."""
         var = self.model.victory.var
         winners, counts, ranks, envs = [], {}, {}, {}
         for p in range(st.player_count):
@@ -361,18 +363,38 @@ class Run:
                 winners.append(p)
                 ranks[p] = self.prog.victory_rank(self, env)
         if not winners:
-            return False
+            if ended is None:
+                return False
+            ranks = {p: self.prog.victory_rank(self, envs[p]) for p in range(st.player_count)}
+        ranked = winners or list(range(st.player_count))
         best = max(ranks.values())
-        top = [p for p in winners if ranks[p] == best]
-        st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None,
-                     "reason": self._victory_reason([envs[p] for p in top])
-                               + (f"; shared win at equal rank ({best})" if len(top) > 1
-                                  else f"; tie broken by rank ({best})" if len(winners) > 1 else ""),
-                     "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in winners},
+        top = [p for p in ranked if ranks[p] == best]
+        shared = f"; shared win at equal rank ({best})" if len(top) > 1 else None
+        if winners:
+            reason = self._victory_reason([envs[p] for p in top]) + (
+                shared or (f"; tie broken by rank ({best})" if len(winners) > 1 else ""))
+        else:
+            reason = ended + (shared or f"; the best rank ({best})")
+        st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None, "reason": reason,
+                     "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in ranked},
                      "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         self.emit("game_end", st.result)
         return True
+
+    def end_game(self, reason: str | None):
+        """`end game`: stop everything now and decide the game by the victory block (see
+        check_victory); without one, the game ends with no winner."""
+        st = self.st
+        text = reason if reason is not None else "the game was ended"
+        st.stack.clear()
+        if self.model.victory is not None:
+            self.check_victory(st, text)
+            return
+        st.result = {"winners": [], "loser": None, "reason": text, "reached": [], "rank": {}, "counts": {},
+                     "round": st.round, "seats": self.seat_names(st)}
+        st.stage = "over"
+        self.emit("game_end", st.result)
 
     def _victory_reason(self, winner_envs) -> str:
         """The texts of the win conditions the winners met (the first met, per winner, evaluated in

@@ -642,6 +642,15 @@ class Win:
 
 
 @node
+class EndGame:
+    """`end game ["reason"]` stops the game at once, wherever it is, and decides it by the victory
+    block: the players meeting a `win if` line win, else every player is ranked (see runtime)."""
+
+    reason: str | None
+    span: Span
+
+
+@node
 class Actions:
     """`actions n for player from a, b, c [distinct unless cond | each at most n]`: `it` in the
     condition or the number is the action being considered."""

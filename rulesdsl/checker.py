@@ -713,6 +713,9 @@ class Checker:
     def s_Win(self, s):
         self.expect(s.player, (PLAYER,), "the loser" if s.lose else "the winner")
 
+    def s_EndGame(self, s):
+        pass
+
     def s_Do(self, s):
         call = s.call
         target = self.binding(call)

@@ -729,6 +729,10 @@ class _ToAst(Transformer):
         return A.Win(c[0], str(c[1]), self.span(meta), True)
 
     @v_args(meta=True)
+    def end_stmt(self, meta, c):
+        return A.EndGame(str(c[0]) if c[0] is not None else None, self.span(meta))
+
+    @v_args(meta=True)
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
         limit = c[-1]

@@ -460,6 +460,9 @@ class Resolver:
     def s_Win(self, s, scope):
         self.expr(s.player, scope)
 
+    def s_EndGame(self, s, scope):
+        pass
+
     def s_Do(self, s, scope):
         call = s.call
         if isinstance(call.func, A.Name):

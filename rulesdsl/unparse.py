@@ -150,6 +150,8 @@ def stmt(s, indent: int) -> list[str]:
         return [f'{pad}log "{s.text}"' + "".join(f", {expr(a)}" for a in s.args)]
     if t is A.Win:
         return [f'{pad}{"lose" if s.lose else "win"} {expr(s.player)} "{s.reason}"']
+    if t is A.EndGame:
+        return [f"{pad}end game" + (f' "{s.reason}"' if s.reason is not None else "")]
     raise TypeError(t.__name__)
 
 
