@@ -56,6 +56,21 @@ def block_in(meta, cells, bw: int, bh: int) -> bool:
     return False
 
 
+def set_sizes(values) -> list[int]:
+    """The sizes of the sets of different values that `values` can be grouped into, each set taking
+    one of every value still left: [number of values with at least 1, with at least 2, ...]."""
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    left = sorted(counts.values(), reverse=True)
+    sizes = []
+    for i in range(1, (left[0] if left else 0) + 1):
+        while left[-1] < i:
+            left.pop()
+        sizes.append(len(left))
+    return sizes
+
+
 def piece_key(v) -> str:
     """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
     return f"P{v + 1}" if isinstance(v, int) else v
@@ -660,6 +675,11 @@ class Compiler:
         coll, body = self.lam(e.args[0], e.args[1])
         vals = self.each(body)
         return lambda rt, env: len(set(vals(rt, env, coll(rt, env))))
+
+    def b_set_sizes(self, e):
+        coll, body = self.lam(e.args[0], e.args[1])
+        vals = self.each(body)
+        return lambda rt, env: set_sizes(vals(rt, env, coll(rt, env)))
 
     def b_names(self, e):
         coll = self.as_list(e.args[0])

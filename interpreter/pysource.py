@@ -25,7 +25,7 @@ from rulesdsl.checker import INT, PLAYER
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key
+from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key, set_sizes
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
@@ -221,7 +221,7 @@ def _greater(a, b):
 
 _HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
             and name not in ("_HELPERS",)}
-_HELPERS.update({"bounded": bounded, "charge": charge})
+_HELPERS.update({"bounded": bounded, "charge": charge, "_set_sizes": set_sizes})
 
 
 # Every generated function starts by reading the run's state, card table and cards' definitions into
@@ -624,6 +624,10 @@ class SourceCompiler(Compiler):
     def t_count_distinct(self, e):
         xs, values = self.values(e.args[0], e.args[1])
         return f"len(set({values(xs)}))"
+
+    def t_set_sizes(self, e):
+        xs, values = self.values(e.args[0], e.args[1])
+        return f"_set_sizes({values(xs)})"
 
     def t_names(self, e):
         xs = self.items(e.args[0])

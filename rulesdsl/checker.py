@@ -1065,6 +1065,10 @@ class Checker:
         self.lambda_arg(e)
         return INT
 
+    def b_set_sizes(self, e):
+        self.lambda_arg(e)
+        return T_list(INT)
+
     def b_abs(self, e):
         self.expect(e.args[0], (INT,), "a number")
         return INT

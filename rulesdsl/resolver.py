@@ -56,6 +56,8 @@ BUILTINS = {
     "any": (1, 1, "true if the collection is not empty"),
     "all": (2, 2, "true if the condition holds for every element"),
     "count_distinct": (2, 2, "number of distinct values of an expression over a collection"),
+    "set_sizes": (2, 2, "the sizes of the sets of elements with different values of an expression, "
+                        "each set taking one element of every value still left, largest first"),
     "abs": (1, 1, "absolute value"),
     "top": (1, 1, "the top card of a zone, or none"),
     "bottom": (1, 1, "the bottom card of a zone, or none"),
@@ -91,7 +93,7 @@ BUILTINS = {
     "space_at": (2, 2, "the space of a track at an index"),
     "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
 }
-LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "min_by", "max_by", "sort_by"}
+LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "set_sizes", "min_by", "max_by", "sort_by"}
 # Built-ins whose first argument names a declaration of one category, never a local.
 DECLARATION_ARGS = {"defs": "kind", "holder": "marker", "space": "track", "position": "track",
                     "free_spaces": "track", "space_at": "track"}

@@ -326,6 +326,14 @@ def test_list_built_ins(links, tmp_path):
     assert ev('names(slice(supply, 0, 2))') == ["Straight EW", "Straight EW"]
     assert ev('names(reverse(supply))') == list(reversed(ev('names(supply)')))
     assert ev('first(reverse(supply)) == last(supply)') is True and ev('reverse([])') == []
+    counts = {}
+    for name in ev('names(supply)'):
+        counts[name] = counts.get(name, 0) + 1
+    assert max(counts.values()) > 1 and len(counts) > 1  # sets of several sizes
+    assert ev('set_sizes(supply, it.name)') == [sum(1 for c in counts.values() if c >= i)
+                                                for i in range(1, max(counts.values()) + 1)]
+    assert ev('set_sizes([], it)') == [] and ev('set_sizes([1, 1, 2, 3], it)') == [3, 1]
+    assert ev('sum(set_sizes(supply, it.name), [0, 1, 10, 100, 1000][it])') > 0
     assert ev('field(first(supply), "value")') == 2
     assert ev('cell_of(shelf, card_at(shelf, cell(shelf, 2, 1))) == cell(shelf, 2, 1)') is True
     assert ev('names(shelf)') == ["Blank", "Blank", "Blank"]

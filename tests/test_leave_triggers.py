@@ -47,6 +47,7 @@ round {
         draw d from deck refill spare to table
         move deck to table
         log "reversed:", names(reverse(table where it.value > 1))
+        log "sets:", set_sizes(table + (table where it.value > 1), it.name)
         win player(1) "done"
     }
 }
@@ -75,6 +76,7 @@ def test_a_card_leaving_a_zone_runs_its_leave_triggers_before_the_enter_triggers
         #                                into the deck with no leave trigger (as with enter)
         "left the deck: Red none", "left the deck: Blue none",       # a whole zone, card by card
         "reversed: [Blue, Green]",
+        "sets: [3, 2]",
     ]
     assert st.counters["gone"] == 6
 
