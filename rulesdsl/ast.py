@@ -169,7 +169,7 @@ class ParamDecl:
 
 @node
 class TypeRef:
-    """A field type: int, bool, text, action or enum(...)."""
+    """A field type: int, bool, text, action, enum(...) or list (of int)."""
 
     name: str
     values: tuple

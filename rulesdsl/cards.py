@@ -15,7 +15,7 @@ from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error
 
-_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str}
+_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list}
 _NONE_OK = {"action"}
 
 
@@ -59,6 +59,9 @@ def _literal(expr):
         return expr.id
     if isinstance(expr, A.Unary) and expr.op == "-" and isinstance(expr.operand, A.Lit):
         return -expr.operand.value
+    if isinstance(expr, A.ListLit):
+        items = [_literal(i) for i in expr.items]
+        return None if any(i is None or isinstance(i, str) for i in items) else items
     return None
 
 
@@ -74,7 +77,7 @@ def _kind_class(kind: A.KindDecl):
 
 
 def _show_type(py):
-    return {int: "int", bool: "bool", str: "text"}[py]
+    return {int: "int", bool: "bool", str: "text", list: "a list of numbers"}[py]
 
 
 def _show_value(v):
@@ -105,6 +108,9 @@ def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, str, str]]:
             continue
         if not isinstance(value, py) or (py is int and isinstance(value, bool)):
             out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}"))
+        elif py is list and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
+            out.append(("value", f.name, f"field {f.name!r}: a list of numbers (in the engine's range), "
+                        f"got {_show_value(value)}"))
         elif py is int and not MIN_INT <= value <= MAX_INT:
             out.append(("value", f.name, f"field {f.name!r}: the number is outside the engine's range "
                         "(-2^63 .. 2^63-1)"))
@@ -338,7 +344,7 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
                 value = _literal(a.value)
                 if value is None:
                     err(a.value.span, f"`{what}`: field `{a.name}`: a card's value is a number, true or false, "
-                        "a text or a name", "the card databases hold values, not expressions")
+                        "a text, a name or a list of numbers", "the card databases hold values, not expressions")
                     bad = True
                     continue
                 entry[a.name] = value

@@ -42,7 +42,7 @@ def show(t) -> str:
     return {"sym": "enum value", "keyed": "keyed counter"}.get(t[0], t[0])
 
 
-FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM}
+FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM, "list": T_list(INT)}
 
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
@@ -1337,6 +1337,8 @@ def _names_in(e):
 def _is_literal(e) -> bool:
     if isinstance(e, (A.Lit, A.Name)):
         return True
+    if isinstance(e, A.ListLit):  # a list of numbers, for a `list of int` field
+        return all(_is_literal(i) and not isinstance(i, A.Name) for i in e.items)
     return isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Lit)
 
 

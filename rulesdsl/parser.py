@@ -298,6 +298,10 @@ class _ToAst(Transformer):
         return A.TypeRef("action", (), self.span(meta))
 
     @v_args(meta=True)
+    def type_int_list(self, meta, c):
+        return A.TypeRef("list", (), self.span(meta))
+
+    @v_args(meta=True)
     def type_enum(self, meta, c):
         return A.TypeRef("enum", tuple(str(x) for x in c), self.span(meta))
 

@@ -157,7 +157,8 @@ def stmt(s, indent: int) -> list[str]:
 
 def _field(f):
     default = f" = {expr(f.default)}" if f.default is not None else ""
-    kind = f"enum({', '.join(f.type.values)})" if f.type.name == "enum" else f.type.name
+    kind = (f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
+            else "list of int" if f.type.name == "list" else f.type.name)
     return f"{f.name}: {kind}{default}"
 
 

@@ -91,7 +91,7 @@ def test_every_mistake_of_an_edit_is_reported_at_its_place(tmp_path):
         f'{path}:2:20: `amend card "Red"`: Token cards have no field `valeu`',
         f'{path}:3:29: `amend card "Blue"`: field \'value\': expected int, got "two"',
         f'{path}:4:30: `amend card "Green"`: field `value`: a card\'s value is a number, true or false, '
-        'a text or a name',
+        'a text, a name or a list of numbers',
         f"{path}:5:22: a card's name cannot be changed",
         f'{path}:6:33: `amend card "Green"`: field `value` is given twice',
         f'{path}:7:1: `remove card Tokn "Red"`: `Tokn` is not a card kind of the ruleset']
