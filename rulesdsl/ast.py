@@ -169,7 +169,18 @@ class ParamDecl:
 
 @node
 class TypeRef:
-    """A field type: int, bool, text, action, enum(...) or list (of int)."""
+    """A field type: int, bool, text, action, enum(...) or list (of int); `named` is a named enum's
+    name (a reference `named` until the checker puts the enum's values in, `enum` after)."""
+
+    name: str
+    values: tuple
+    span: Span
+    named: str | None = None
+
+
+@node
+class EnumDecl:
+    """`enum NAME { a, b, ... }`: named enum values, which fields declare by the name as their type."""
 
     name: str
     values: tuple

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from . import ast as A
-from .errors import CheckError, at, count_of, suggest
+from .errors import CheckError, at, count_of, make, suggest
 from .limits import MAX_DEF_DEPTH
 from .resolver import BUILTINS, Resolver
 
@@ -28,7 +28,7 @@ def T_list(elem):
 
 _DECL_WORDS = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
                A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
-               A.FuncDecl: "def", A.ActionDecl: "action"}
+               A.FuncDecl: "def", A.ActionDecl: "action", A.EnumDecl: "enum"}
 
 
 def show(t) -> str:
@@ -182,7 +182,8 @@ class Checker:
         tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
                   A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
                   A.PieceDecl: self.pieces,
-                  A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions}
+                  A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions,
+                  A.EnumDecl: {}}
         for item in self.p.items:
             if isinstance(item, (A.Extends, A.Replace, A.Amend, A.CardEdit)):
                 self.err(item, "layering (`extends`, `replace`, `amend`) is resolved when the file is loaded "
@@ -1366,4 +1367,42 @@ def check_expression(model: Model, expr, path: str = "<expression>", source: str
 
 def check(program: A.Program) -> Model:
     """Check a parsed program; raise CheckError with every problem found."""
-    return Checker(program).run()
+    return Checker(with_named_enums(program)).run()
+
+
+def with_named_enums(program: A.Program) -> A.Program:
+    """The program with every field typed by a named enum given that enum's values (its type keeps
+    the name, for printing); a name that is no enum, or an enum listing a value twice, is an error."""
+    enums = {i.name: i for i in program.items if isinstance(i, A.EnumDecl)}
+    errors = []
+
+    def err(node, message, hint=None):
+        path = node.span.path or program.path
+        errors.append(make(path, program.source_of(path), node.span.line, node.span.col, message, hint))
+
+    for e in enums.values():
+        if len(set(e.values)) != len(e.values):
+            err(e, f"enum `{e.name}` lists a value twice")
+
+    def typed(f):
+        if f.type.name != "named":
+            return f
+        e = enums.get(f.type.named)
+        if e is None:
+            err(f.type, f"`{f.type.named}` is not a type", "a field's type is int, bool, text, action, "
+                "list of int, enum(a, b, ...) or the name of an `enum` declaration"
+                + (f"; {suggest(f.type.named, enums)}" if suggest(f.type.named, enums) else ""))
+            return f
+        return attrs.evolve(f, type=A.TypeRef("enum", e.values, f.type.span, e.name))
+
+    items = []
+    for item in program.items:
+        if isinstance(item, (A.KindDecl, A.TrackDecl)):
+            item = attrs.evolve(item, fields=tuple(typed(f) for f in item.fields))
+        elif isinstance(item, A.GridDecl):
+            item = attrs.evolve(item, cell_fields=tuple(typed(f) for f in item.cell_fields),
+                                line_fields=tuple(typed(f) for f in item.line_fields))
+        items.append(item)
+    if errors:
+        raise CheckError(errors)
+    return attrs.evolve(program, items=tuple(items)) if enums else program

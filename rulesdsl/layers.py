@@ -19,7 +19,7 @@ from .files import RULES_MAX_BYTES, FileRefused, Project, check_name, named_path
 from .parser import decode_rules, parse, parse_file
 
 _CATEGORY = {
-    A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
+    A.ParamDecl: "param", A.EnumDecl: "enum", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
     A.MarkerDecl: "marker", A.PieceDecl: "piece", A.TrackDecl: "track", A.GridDecl: "grid",
     A.FuncDecl: "def", A.PhaseDecl: "phase",
 }

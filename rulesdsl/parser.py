@@ -274,6 +274,14 @@ class _ToAst(Transformer):
         return A.ParamDecl(str(c[0]), c[1], self.span(meta), c[2])
 
     @v_args(meta=True)
+    def enum_decl(self, meta, c):
+        return A.EnumDecl(str(c[0]), tuple(str(x) for x in c[1:]), self.span(meta))
+
+    @v_args(meta=True)
+    def type_named(self, meta, c):
+        return A.TypeRef("named", (), self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
     def kind_decl(self, meta, c):
         return A.KindDecl(str(c[0]), tuple(c[1:]), self.span(meta))
 

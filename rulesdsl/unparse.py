@@ -157,7 +157,8 @@ def stmt(s, indent: int) -> list[str]:
 
 def _field(f):
     default = f" = {expr(f.default)}" if f.default is not None else ""
-    kind = (f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
+    kind = (f.type.named if f.type.named is not None
+            else f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
             else "list of int" if f.type.name == "list" else f.type.name)
     return f"{f.name}: {kind}{default}"
 
@@ -184,6 +185,8 @@ def item(d) -> list[str]:
     if t is A.ParamDecl:
         allowed = f" from {expr(d.allowed)}" if d.allowed is not None else ""
         return [f"param {d.name} = {expr(d.value)}{allowed}"]
+    if t is A.EnumDecl:
+        return [f"enum {d.name} {{ {', '.join(d.values)} }}"]
     if t is A.KindDecl:
         return [f"kind {d.name} {{", *("    " + _field(f) for f in d.fields), "}"]
     if t is A.ZoneDecl:

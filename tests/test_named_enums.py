@@ -1,0 +1,75 @@
+"""Named enums: `enum Colour { warm, cold }` declared once, used as the type of many fields."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.engine import Engine
+from rulesdsl.errors import LanguageError
+
+from .conftest import ROOT
+
+RULES = """
+game "Named" { players 2..2 cards "tiny.toml" round_limit 1 }
+enum Colour { warm, cold, grey }
+kind Token {
+    value: int
+    tone: Colour = grey
+    trim: Colour = cold
+}
+zone pile: row of Token
+counter warmth = 0
+setup {
+    create defs(Token) into pile
+}
+round {
+    phase look {
+        set warmth += count(pile where it.tone == warm or it.trim == warm) * 10 + count(pile where it.trim == cold)
+        win player(1) "done"
+    }
+}
+"""
+
+
+def load(tmp_path, rules=RULES, cards=None, name="named.lf"):
+    (tmp_path / "tiny.toml").write_text(cards or (ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / name).write_text(rules)
+    return Engine.load(tmp_path / name)
+
+
+def test_fields_typed_by_a_named_enum_take_its_values(tmp_path):
+    cards = (ROOT / "tests" / "rulesets" / "tiny.toml").read_text().replace(
+        'name = "Red"\nvalue = 1', 'name = "Red"\nvalue = 1\ntone = "warm"')
+    st = load(tmp_path, cards=cards).new_game(2, 1)
+    assert st.counters["warmth"] == 1 * 10 + 3  # Red is warm; every trim is the default, cold
+
+
+def test_a_card_value_outside_the_enum_is_refused_with_its_values(tmp_path):
+    cards = (ROOT / "tests" / "rulesets" / "tiny.toml").read_text().replace(
+        'name = "Red"\nvalue = 1', 'name = "Red"\nvalue = 1\ntone = "wram"')
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, cards=cards)
+    text = err.value.render()
+    assert "field 'tone': \"wram\" is not one of warm, cold, grey" in text and "warm" in text
+
+
+@pytest.mark.parametrize("change, message", [
+    (("tone: Colour = grey", "tone: Color = grey"), "`Color` is not a type"),
+    (("enum Colour { warm, cold, grey }", "enum Colour { warm, cold, warm }"), "enum `Colour` lists a value twice"),
+    (("zone pile: row of Token", "zone pile: row of Token\nzone Colour: row of Token"),
+     "`Colour` is already declared"),
+    (("tone: Colour = grey", "tone: Colour = blue"), "`blue` is not a value of this enum"),
+])
+def test_mistakes_are_positioned_errors(tmp_path, change, message):
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, RULES.replace(*change))
+    text = err.value.render()
+    assert message in text and "named.lf:" in text
+    if "Color" in change[1]:
+        assert "did you mean" in text and "Colour" in text
+
+
+def test_a_layer_replaces_an_enum(tmp_path):
+    load(tmp_path)
+    (tmp_path / "variant.lf").write_text('extends "named.lf"\nreplace enum Colour { warm, cold, grey, bright }\n')
+    engine = Engine.load(tmp_path / "variant.lf")
+    assert engine.program.model.kinds["Token"].fields[1].type.values == ("warm", "cold", "grey", "bright")
