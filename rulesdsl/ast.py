@@ -169,8 +169,9 @@ class ParamDecl:
 
 @node
 class TypeRef:
-    """A field type: int, bool, text, action, enum(...) or list (of int); `named` is a named enum's
-    name (a reference `named` until the checker puts the enum's values in, `enum` after)."""
+    """A field type: int, bool, text, action, enum(...), list (of int) or set (of enum values);
+    `named` is a named enum's name (a reference `named` or `named_set` until the checker puts the
+    enum's values in, `enum` or `set` after)."""
 
     name: str
     values: tuple

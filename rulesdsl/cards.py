@@ -15,7 +15,7 @@ from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error
 
-_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list}
+_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list, "set": list}
 _NONE_OK = {"action"}
 
 
@@ -61,7 +61,7 @@ def _literal(expr):
         return -expr.operand.value
     if isinstance(expr, A.ListLit):
         items = [_literal(i) for i in expr.items]
-        return None if any(i is None or isinstance(i, str) for i in items) else items
+        return None if any(i is None for i in items) else items
     return None
 
 
@@ -76,8 +76,10 @@ def _kind_class(kind: A.KindDecl):
     return attrs.make_class(f"Card_{kind.name}", attribs, frozen=True)
 
 
-def _show_type(py):
-    return {int: "int", bool: "bool", str: "text", list: "a list of numbers"}[py]
+def _show_type(py, type_name: str = ""):
+    if py is list:
+        return "a list of names" if type_name == "set" else "a list of numbers"
+    return {int: "int", bool: "bool", str: "text"}[py]
 
 
 def _show_value(v):
@@ -107,8 +109,14 @@ def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, str, str]]:
         if value == "none" and f.type.name in _NONE_OK:
             continue
         if not isinstance(value, py) or (py is int and isinstance(value, bool)):
-            out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py)}, got {_show_value(value)}"))
-        elif py is list and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
+            out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py, f.type.name)}, "
+                        f"got {_show_value(value)}"))
+        elif f.type.name == "set" and not all(isinstance(v, str) and v in f.type.values for v in value):
+            wrong = next(v for v in value if not (isinstance(v, str) and v in f.type.values))
+            hint = suggest(wrong, f.type.values) if isinstance(wrong, str) else None
+            out.append(("value", f.name, f"field {f.name!r}: {_show_value(wrong)} is not one of "
+                        f"{', '.join(f.type.values)}" + (f" ({hint})" if hint else "")))
+        elif f.type.name == "list" and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
             out.append(("value", f.name, f"field {f.name!r}: a list of numbers (in the engine's range), "
                         f"got {_show_value(value)}"))
         elif py is int and not MIN_INT <= value <= MAX_INT:

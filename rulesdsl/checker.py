@@ -42,7 +42,8 @@ def show(t) -> str:
     return {"sym": "enum value", "keyed": "keyed counter"}.get(t[0], t[0])
 
 
-FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM, "list": T_list(INT)}
+FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM, "list": T_list(INT),
+               "set": T_list(SYM)}
 
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
@@ -232,7 +233,7 @@ class Checker:
             seen.add(f.name)
             if f.name == "name":
                 self.err(f, "`name` is implicit on every card and cannot be declared")
-            if f.type.name == "enum":
+            if f.type.name in ("enum", "set"):
                 if len(set(f.type.values)) != len(f.type.values):
                     self.err(f.type, "an enum value is listed twice")
                 for v in f.type.values:
@@ -278,7 +279,7 @@ class Checker:
             for f in kind.fields:
                 self.check_default(f)
                 enum_name = f.type.name == "enum" and isinstance(f.default, A.Name)  # checked above
-                if f.default is not None and f.type.name != "action" and not enum_name and (
+                if f.default is not None and f.type.name not in ("action", "set") and not enum_name and (
                         not _is_literal(f.default) or isinstance(f.default, A.Name)):
                     self.err(f.default, "a card field default must be a literal value",
                              "card databases are data: write a number, true/false, a text, an enum value or none")
@@ -381,6 +382,15 @@ class Checker:
         want = FIELD_TYPES[f.type.name]
         if want == ACTION:
             self.action_value(f.default)
+            return
+        if f.type.name == "set":  # a list of this enum's values
+            items = f.default.items if isinstance(f.default, A.ListLit) else None
+            if items is None or not all(isinstance(i, A.Name) and i.id in f.type.values for i in items):
+                self.err(f.default, f"default of `{f.name}` is a list of values of its enum, such as "
+                         f"[{f.type.values[0]}]", f"the values: {', '.join(f.type.values)}")
+            for i in items or ():
+                self.types[i] = SYM
+            self.types[f.default] = T_list(SYM)
             return
         if f.type.name == "enum" and isinstance(f.default, A.Name):
             if self.binding(f.default).kind != "enum":  # resolved among this enum's values
@@ -1385,7 +1395,7 @@ def with_named_enums(program: A.Program) -> A.Program:
             err(e, f"enum `{e.name}` lists a value twice")
 
     def typed(f):
-        if f.type.name != "named":
+        if f.type.name not in ("named", "named_set"):
             return f
         e = enums.get(f.type.named)
         if e is None:
@@ -1393,7 +1403,8 @@ def with_named_enums(program: A.Program) -> A.Program:
                 "list of int, enum(a, b, ...) or the name of an `enum` declaration"
                 + (f"; {suggest(f.type.named, enums)}" if suggest(f.type.named, enums) else ""))
             return f
-        return attrs.evolve(f, type=A.TypeRef("enum", e.values, f.type.span, e.name))
+        name = "enum" if f.type.name == "named" else "set"
+        return attrs.evolve(f, type=A.TypeRef(name, e.values, f.type.span, e.name))
 
     items = []
     for item in program.items:

@@ -282,6 +282,14 @@ class _ToAst(Transformer):
         return A.TypeRef("named", (), self.span(meta), str(c[0]))
 
     @v_args(meta=True)
+    def type_enum_set(self, meta, c):
+        return A.TypeRef("set", tuple(str(x) for x in c), self.span(meta))
+
+    @v_args(meta=True)
+    def type_named_set(self, meta, c):
+        return A.TypeRef("named_set", (), self.span(meta), str(c[0]))
+
+    @v_args(meta=True)
     def kind_decl(self, meta, c):
         return A.KindDecl(str(c[0]), tuple(c[1:]), self.span(meta))
 

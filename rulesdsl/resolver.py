@@ -181,7 +181,7 @@ class Resolver:
         for b in self.decls.values():
             for fields in _field_lists(b.decl):
                 for f in fields:
-                    if f.type.name == "enum":
+                    if f.type.name in ("enum", "set"):
                         self.enum_values.update(f.type.values)
         self._constants = {n: Binding(n, n) for n in CONSTANT_NAMES}
         self._enums = {n: Binding("enum", n) for n in sorted(self.enum_values)}

@@ -157,9 +157,12 @@ def stmt(s, indent: int) -> list[str]:
 
 def _field(f):
     default = f" = {expr(f.default)}" if f.default is not None else ""
-    kind = (f.type.named if f.type.named is not None
-            else f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
-            else "list of int" if f.type.name == "list" else f.type.name)
+    if f.type.name == "set":
+        kind = f"set of {f.type.named}" if f.type.named else f"set of enum({', '.join(f.type.values)})"
+    else:
+        kind = (f.type.named if f.type.named is not None
+                else f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
+                else "list of int" if f.type.name == "list" else f.type.name)
     return f"{f.name}: {kind}{default}"
 
 

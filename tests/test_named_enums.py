@@ -73,3 +73,37 @@ def test_a_layer_replaces_an_enum(tmp_path):
     (tmp_path / "variant.lf").write_text('extends "named.lf"\nreplace enum Colour { warm, cold, grey, bright }\n')
     engine = Engine.load(tmp_path / "variant.lf")
     assert engine.program.model.kinds["Token"].fields[1].type.values == ("warm", "cold", "grey", "bright")
+
+
+SETS = RULES.replace("    trim: Colour = cold\n", "    trim: Colour = cold\n    marks: set of Colour = [grey]\n    also: set of enum(a, b) = []\n").replace(
+    "set warmth += count(pile where it.tone == warm or it.trim == warm) * 10 + count(pile where it.trim == cold)",
+    "set warmth += count(pile where warm in it.marks) * 10 + count(pile where grey in it.marks and b in it.also)")
+
+
+def test_a_set_field_holds_several_values_of_its_enum(tmp_path):
+    cards = (ROOT / "tests" / "rulesets" / "tiny.toml").read_text().replace(
+        'name = "Red"\nvalue = 1', 'name = "Red"\nvalue = 1\nmarks = ["warm", "grey"]\nalso = ["b"]')
+    engine = load(tmp_path, SETS, cards=cards)
+    assert engine.new_game(2, 1).counters["warmth"] == 1 * 10 + 1  # Red alone is warm, and grey with b
+    from rulesdsl import unparse
+    lines = unparse.item(engine.program.model.kinds["Token"])
+    assert "    marks: set of Colour = [grey]" in lines and "    also: set of enum(a, b) = []" in lines
+
+
+@pytest.mark.parametrize("change, message", [
+    (('also = ["b"]', 'also = ["c"]'), "field 'also': \"c\" is not one of a, b"),
+    (('also = ["b"]', 'also = "b"'), "field 'also': expected a list of names, got \"b\""),
+])
+def test_a_wrong_set_in_a_card_is_refused(tmp_path, change, message):
+    cards = (ROOT / "tests" / "rulesets" / "tiny.toml").read_text().replace(
+        'name = "Red"\nvalue = 1', 'name = "Red"\nvalue = 1\n' + change[1])
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, SETS, cards=cards)
+    assert message in err.value.render()
+
+
+def test_a_set_default_must_list_values_of_its_enum(tmp_path):
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, SETS.replace("= [grey]", "= [gray]"))
+    text = err.value.render()
+    assert "default of `marks` is a list of values of its enum" in text and "named.lf:" in text
