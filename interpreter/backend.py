@@ -189,6 +189,10 @@ class ClosureBackend:
             return lambda rt, fr: rt.reveal(c(rt, fr.env), None)
         return lambda rt, fr: rt.reveal(c(rt, fr.env), who(rt, fr.env))
 
+    def call_turn(self, r, card, face):
+        c, f = self.c.expr(card), self.c.expr(face)
+        return lambda rt, fr: rt.turn(c(rt, fr.env), f(rt, fr.env))
+
     def call_create(self, r, defs, times, dest, many):
         what = self.c.expr(defs)
         times = self.expr(times) or (lambda rt, env: 1)

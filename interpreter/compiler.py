@@ -245,6 +245,8 @@ class Compiler:
             return lambda rt, env: keys[env[var]]
         if var is not None and ot == PLAYER and n in m.counters:
             return lambda rt, env: rt.st.counters[n][env[var]]
+        if ot[0] == "card" and n in m.counters:  # a card's own counter: a table keyed by card
+            return lambda rt, env: rt.st.counters[n].get(str(obj(rt, env)), rt.st.keyed_init[n])
         if var is not None and ot[0] == "card" and n != "name":
             return lambda rt, env: rt.fields[rt.st.card_def[env[var]]][n]
         if ot == PLAYER:
@@ -435,7 +437,7 @@ class Compiler:
         if elem_t[0] != "card":
             return None
         if (isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it"
-                and node.name != "name"):
+                and node.name != "name" and node.name not in self.m.counters):
             name = node.name
             return lambda rt, env: name
         if (isinstance(node, A.Call) and self.builtin(node) == "field"
@@ -834,6 +836,35 @@ class Compiler:
         anchor = self.expr(e.args[3])
         return lambda rt, env: rt.fits(gname, g(rt, env), card(rt, env), cell(rt, env), anchor(rt, env))
 
+    def b_faces(self, e):
+        c = self.expr(e.args[0])
+        return lambda rt, env: rt.faces(c(rt, env))
+
+    def b_face(self, e):
+        c, name = self.expr(e.args[0]), self.expr(e.args[1])
+        return lambda rt, env: rt.face(c(rt, env), name(rt, env))
+
+    def b_slot(self, e):
+        c, name = self.expr(e.args[0]), self.expr(e.args[1])
+        return lambda rt, env: rt.slot_key(c(rt, env), name(rt, env))
+
+    def b_room(self, e):
+        c, name = self.expr(e.args[0]), self.expr(e.args[1])
+        return lambda rt, env: rt.room(c(rt, env), name(rt, env))
+
+    def b_host(self, e):
+        c = self.expr(e.args[0])
+        return lambda rt, env: rt.host(c(rt, env))
+
+    def b_slot_of(self, e):
+        c = self.expr(e.args[0])
+        return lambda rt, env: rt.slot_of(c(rt, env))
+
+    def b_attached(self, e):
+        one = self.t(e.args[0])[0] in ("card", "none")
+        c = self.expr(e.args[0]) if one else self.as_list(e.args[0])
+        return lambda rt, env: rt.attached(c(rt, env))
+
     def b_cell_of(self, e):
         g = self.expr(e.args[0])
         c = self.expr(e.args[1])
@@ -974,6 +1005,8 @@ class Compiler:
         target = s.target
         if isinstance(target, A.Name):
             name, who, key = target.id, None, None
+        elif isinstance(target, A.Attr) and self.t(target.obj)[0] == "card":
+            name, who, key = target.name, None, target.obj  # a card's counter, keyed by the card
         elif isinstance(target, A.Attr):
             name, who, key = target.name, target.obj, None
         else:
@@ -995,6 +1028,9 @@ class Compiler:
 
     def s_Reveal(self, proc, s):
         self.emit(proc, ir.Call("reveal", (s.card, s.to), None, s.span))
+
+    def s_Turn(self, proc, s):
+        self.emit(proc, ir.Call("turn", (s.card, s.face), None, s.span))
 
     def s_Create(self, proc, s):
         many = self.t(s.what)[0] == "list"

@@ -29,6 +29,7 @@ SERVICES = {
     "draw": ("src", "refill", "dest"),          # `into`: the card drawn, or none
     "shuffle": ("zone",),
     "reveal": ("card", "to"),                   # to None: every player
+    "turn": ("card", "face"),
     "create": ("defs", "times", "dest", "many"),  # many: `defs` is a list; times None: once
     "perform": ("action", "bonus", "args"),     # action: a static name, or an expression (none: nothing)
     "win": ("player", "reason", "lose"),

@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 from rulesdsl import ast as A
-from rulesdsl.cards import CardDB, apply_edits, cross_check, load_cards, merge_cards
+from rulesdsl.cards import CardDB, apply_edits, cross_check, load_cards, merge_cards, with_faces
 from rulesdsl.layers import load_ruleset
 from rulesdsl.checker import CheckError, Model, check
 from rulesdsl.errors import CardError, LanguageError, make
@@ -51,6 +51,18 @@ class GridMeta:
 
 
 @attrs.frozen
+class SlotMeta:
+    """A slot of the cards of kind `host`: the kind it holds, who sees its cards, and its limit:
+    the int field `field` of the host card, or the number `limit` (None: no limit)."""
+
+    host: str
+    kind: str
+    visibility: str
+    field: str | None
+    limit: int | None
+
+
+@attrs.frozen
 class TrackMeta:
     """Static facts of a track: its size and the data of each space."""
 
@@ -81,9 +93,17 @@ class Program:
         self.backend = backend
         compiler, back_end = BACKENDS[backend]
         comp = compiler(model, self.params)
-        self.fields = [d.fields for d in cards.defs]
-        self.names = [d.name for d in cards.defs]
+        every = cards.defs + cards.face_defs  # a card's other faces are definitions too
+        self.fields = [d.fields for d in every]
+        self.names = [d.name for d in every]
+        # Per definition of a card with faces: face name -> the definition of that face; and the
+        # definitions of hidden faces (a card showing one shows nothing of itself).
+        self.face_table = [dict(d.faces) if d.faces else None for d in every]
+        hidden = {(k.name, f.name) for k in model.kinds.values() for f in k.faces if f.hidden}
+        self.hidden_faces = frozenset(d.index for d in every if (d.kind, d.face) in hidden)
+        self.def_face = [d.face for d in every]
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
+        self.card_counters = frozenset(c.name for c in model.counters.values() if c.card_kind is not None)
         comp.m_player_keys = {}
         self.player_keys = comp.m_player_keys
         for name in list(model.zones) + list(model.grids):
@@ -103,6 +123,15 @@ class Program:
                                       comp.expr(c.high) if c.high is not None else None)
                              for c in model.counters.values()}
         self.kind_of_zone = {z.name: z.kind for z in model.zones.values()}
+        # Slots of cards: what each holds and its limit (a number, or a field of the card).
+        self.def_kind = [d.kind for d in every]
+        self.slots_of_kind = {k.name: tuple(sl.name for sl in k.slots) for k in model.kinds.values() if k.slots}
+        self.slot_meta = {}
+        for kind, sl in model.slots.values():
+            is_field = isinstance(sl.limit, A.Name)
+            self.slot_meta[sl.name] = SlotMeta(kind.name, sl.kind, sl.visibility, sl.limit.id if is_field else None,
+                                               sl.limit.value if isinstance(sl.limit, A.Lit) else None)
+            self.kind_of_zone[sl.name] = sl.kind
         self.phases = list(model.round.phases)
         self.phase_start = {ph.name: comp.expr(ph.start) for ph in self.phases if ph.start is not None}
         v = model.victory
@@ -177,6 +206,7 @@ class Program:
                                           "add `cards \"file.toml\"` to the game block or pass --cards")])
         db = merge_cards([load_cards(p, model.kinds) for p in paths])
         db = apply_edits(db, model.program.card_edits, model.kinds, model.program)
+        db = with_faces(db, model.kinds)
         cross_check(model, db)
         # What a trace needs to replay the game alone (the files as given, with the hash of each
         # file loaded, and the parameters as set), and what a pickled program carries (the texts).

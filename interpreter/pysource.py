@@ -385,6 +385,8 @@ class SourceCompiler(Compiler):
             if n in m.counters:
                 return f"st.counters[{self.k(n)}][{obj}]"
         if ot[0] == "card":
+            if n in m.counters:
+                return f"st.counters[{self.k(n)}].get(str({obj}), st.keyed_init[{self.k(n)}])"
             if n == "name":
                 return f"rt.names[cd[{obj}]]"
             return f"fl[cd[{obj}]][{self.k(n)}]"
@@ -530,7 +532,7 @@ class SourceCompiler(Compiler):
         if elem_t[0] != "card":
             return False
         if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it":
-            return node.name != "name"
+            return node.name != "name" and node.name not in self.m.counters
         return (isinstance(node, A.Call) and self.builtin(node) == "field"
                 and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
                 and not self._mentions_it(node.args[1]))
@@ -713,6 +715,28 @@ class SourceCompiler(Compiler):
     def t_slice(self, e):
         return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
                 f"max(0, {self.src(e.args[2])})])")
+
+    def t_faces(self, e):
+        return f"rt.faces({self.src(e.args[0])})"
+
+    def t_face(self, e):
+        return f"rt.face({self.src(e.args[0])}, {self.src(e.args[1])})"
+
+    def t_slot(self, e):
+        return f"rt.slot_key({self.src(e.args[0])}, {self.src(e.args[1])})"
+
+    def t_room(self, e):
+        return f"rt.room({self.src(e.args[0])}, {self.src(e.args[1])})"
+
+    def t_host(self, e):
+        return f"rt.host({self.src(e.args[0])})"
+
+    def t_slot_of(self, e):
+        return f"rt.slot_of({self.src(e.args[0])})"
+
+    def t_attached(self, e):
+        one = self.t(e.args[0])[0] in ("card", "none")
+        return f"rt.attached({self.src(e.args[0]) if one else self.items(e.args[0])})"
 
     def t_reverse(self, e):
         return f"list({self.items(e.args[0])})[::-1]"

@@ -15,7 +15,7 @@ from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_IN
 from . import present
 from .chance import ChanceError, ChanceEvent, checked
 from .compiler import SUSPEND, RuleError, piece_key
-from .state import Frame, GameState
+from .state import Frame, GameState, Zones
 
 
 class GameError(Exception):
@@ -67,6 +67,8 @@ class Run:
         st = self.st
         n = st.player_count
         st.zone_limits = {name: f(self, {}) for name, f in self.prog.limit_exprs.items()}
+        if self.prog.slot_meta:
+            st.zones = Zones()
         for z in self.model.zones.values():
             if z.per_player:
                 for i in range(n):
@@ -448,14 +450,21 @@ class Run:
             raise RuleError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
         st.card_def.append(def_index)
         st.loc.append(key)
-        st.zones[key].append(cid)
+        held = st.zones.get(key)
+        if held is None:
+            held = st.zones[key] = []  # a card's slot
+        held.append(cid)
         return cid
 
     def move(self, card: int, dest: str, bottom: bool = False):
         """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
         st = self.st
         limit = st.zone_limits.get(dest.split(".")[-1])
-        target = st.zones[dest]
+        if limit is None and dest[0] == "#":
+            limit = self.slot_limit(dest)
+        target = st.zones.get(dest)
+        if target is None:  # a card's slot, made when its first card comes
+            target = st.zones[dest] = []
         if limit is not None and len(target) >= limit:
             if self.sink is not None:
                 self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
@@ -491,12 +500,99 @@ class Run:
 
     def _unseen(self, key: str, top: bool) -> bool:
         """Whether no player sees a card in place `key` (`top`: as its top card)."""
-        z = self.model.zones.get(key.split(".")[-1])
+        if key[0] == "#":
+            z = self.prog.slot_meta[key[key.index(".") + 1:]]
+        else:
+            z = self.model.zones.get(key.split(".")[-1])
         return z is not None and (z.visibility == "hidden" or (z.visibility == "top" and not top))
 
     @staticmethod
     def _owner(key: str):
-        return int(key[1:key.index(".")]) - 1 if "." in key else None
+        return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
+
+    def turn(self, card, face):
+        """Make a card show another of its faces (nothing happens for the face it shows)."""
+        if card is None:
+            return
+        st = self.st
+        was = st.card_def[card]
+        table = self.prog.face_table[was]
+        now = table.get(face) if table is not None else None
+        if now is None:
+            raise RuleError(f"card {self.names[was]} has no face `{face}`")
+        if now == was:
+            return
+        st.card_def[card] = now
+        if self.sink is not None:
+            unseen = self._unseen(st.loc[card], top=st.zones.get(st.loc[card], [None])[-1:] == [card])
+            self.emit("face", {"card": "a hidden card" if unseen else self.names[was], "face": face,
+                               "now": "a hidden card" if unseen else self.names[now]})
+
+    def face(self, card, face):
+        """The definition of a card's face (none if it has no such face)."""
+        if card is None:
+            return None
+        table = self.prog.face_table[self.st.card_def[card]]
+        return table.get(face) if table is not None else None
+
+    def faces(self, card):
+        if card is None:
+            return []
+        table = self.prog.face_table[self.st.card_def[card]]
+        return list(table) if table is not None else []
+
+    # ---- slots: `#card.name` is the key of a card's slot ----------------------------------------
+    def slot_key(self, card, name):
+        """The key of `card`'s slot `name`; a runtime error if the card has no such slot."""
+        if card is None:
+            raise RuleError(f"`slot` of none: there is no card to hold slot `{name}`")
+        meta = self.prog.slot_meta.get(name)
+        if meta is None or self.prog.def_kind[self.st.card_def[card]] != meta.host:
+            raise RuleError(f"card {self.names[self.st.card_def[card]]} has no slot `{name}`")
+        return f"#{card}.{name}"
+
+    def slot_limit(self, key):
+        """The most cards a slot holds now (its host's field, on the face it shows), or None."""
+        dot = key.index(".")
+        meta = self.prog.slot_meta[key[dot + 1:]]
+        if meta.field is None:
+            return meta.limit
+        return self.fields[self.st.card_def[int(key[1:dot])]][meta.field]
+
+    def room(self, card, name):
+        if card is None:
+            raise RuleError(f"`room` of none: there is no card whose slot `{name}` to count")
+        key = self.slot_key(card, name)
+        limit = self.slot_limit(key)
+        if limit is None:
+            raise RuleError(f"slot `{name}` has no limit, so no room to count")
+        return max(0, limit - len(self.st.zones.get(key, ())))
+
+    def host(self, card):
+        if card is None:
+            return None
+        where = self.st.loc[card]
+        return int(where[1:where.index(".")]) if where[0] == "#" else None
+
+    def slot_of(self, card):
+        if card is None:
+            return None
+        where = self.st.loc[card]
+        return where[where.index(".") + 1:] if where[0] == "#" else None
+
+    def attached(self, cards):
+        """The cards in the slots of one card or of each card of a list, slot by slot in the order
+        the kind declares them, each slot from bottom to top."""
+        if cards is None:
+            return []
+        zones, cd, kinds, slots = self.st.zones, self.st.card_def, self.prog.def_kind, self.prog.slots_of_kind
+        out = []
+        for c in ([cards] if type(cards) is int else cards):
+            for name in slots.get(kinds[cd[c]], ()):
+                held = zones.get(f"#{c}.{name}")
+                if held:
+                    out.extend(held)
+        return out
 
     def move_many(self, cards, dest, bottom=False):
         """Move cards one by one; their triggers then run in the order the cards moved."""
@@ -621,6 +717,8 @@ class Run:
             st.counters[name] = new
         if self.sink is not None and new != old:
             label = name if key is None else f"{name}[{key}]"
+            if key is not None and name in self.prog.card_counters:
+                label = f"{name}[{self.names[st.card_def[key]]} #{key}]"
             self.emit("counter", {"name": label, "value": new, "was": old}, who)
 
 

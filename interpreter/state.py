@@ -15,6 +15,16 @@ def _copy(value):
     return value
 
 
+class Zones(dict):
+    """The zones of a ruleset whose cards have slots: a card's slot is a zone that exists only while
+    it holds cards, and reads as empty otherwise (rulesets without slots use a plain dict)."""
+
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return ()
+
+
 class Frame:
     """One running body: which procedure, where in it, its local names and the acting player."""
 
@@ -94,7 +104,10 @@ class GameState:
         if self.revealed:
             self.revealed.pop(card, None)
         if src in self.zones:
-            self.zones[src].remove(card)
+            held = self.zones[src]
+            held.remove(card)
+            if not held and src[0] == "#":  # an emptied slot of a card is forgotten
+                del self.zones[src]
         else:
             cells = self.grids[src]
             for i, held in cells.items():
@@ -112,7 +125,8 @@ class GameState:
         new.player_count, new.seed, new.rng, new.stage = self.player_count, self.seed, self.rng, self.stage
         new.round, new.phase_index, new.phase = self.round, self.phase_index, self.phase
         new.queue = list(self.queue)
-        new.zones = {k: list(v) for k, v in self.zones.items()}
+        zones = {k: list(v) for k, v in self.zones.items()}
+        new.zones = zones if type(self.zones) is dict else Zones(zones)
         new.loc = list(self.loc)
         new.card_def = list(self.card_def)
         new.counters = {k: _copy(v) for k, v in self.counters.items()}

@@ -62,6 +62,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         return [f"    {d['card']}: {d['from']} -> {under}{d['to']}"]
     if e == "reveal":
         return [f"    {d['card']} in {d['zone']} shown to {d['to']}"]
+    if e == "face":
+        return [f"    {d['card']} turned to its {d['face']}: {d['now']}"]
     if e == "place":
         return [f"    {d['card']} placed on {d['grid']} {d['cell']}"]
     if e == "fill":

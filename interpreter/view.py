@@ -33,7 +33,7 @@ import weakref
 
 from . import present
 from .runtime import Run
-from .state import Frame, GameState
+from .state import Frame, GameState, Zones
 
 __all__ = ["View", "view", "determinize"]
 
@@ -67,12 +67,14 @@ class View:
 # ---- who sees what ----------------------------------------------------------------------------
 def _visibility(prog, key: str) -> str:
     name = key.split(".")[-1]
+    if key[0] == "#":  # a card's slot
+        return prog.slot_meta[name].visibility
     decl = prog.model.zones.get(name) or prog.model.grids.get(name)
     return decl.visibility if decl is not None else "public"
 
 
 def _owner(key: str):
-    return int(key[1:key.index(".")]) - 1 if "." in key else None
+    return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
 
 
 def seen_in_place(vis: str, key: str, player: int, top: bool) -> bool:
@@ -169,19 +171,31 @@ def view(prog, st: GameState, player: int) -> View:
     mine = []   # handles seen only because they were revealed to this player
     unseen = []
     zones_data, zone_sizes = {}, []
+    hidden_faces = prog.hidden_faces
+    backs = {}  # handle -> the hidden face it shows
 
     def add(card, seen_here):
         h = len(defs)
         handle[card] = h
-        if seen_here or revealed.get(card, 0) & bit:
-            if not seen_here:
+        d = st.card_def[card]
+        face_down = d in hidden_faces
+        if (seen_here and not face_down) or revealed.get(card, 0) & bit:
+            if not seen_here or face_down:
                 mine.append(h)
-            defs.append(st.card_def[card])
-            return names[st.card_def[card]]
+            defs.append(d)
+            return names[d]
         defs.append(None)
-        unseen.append(st.card_def[card])
+        if seen_here:  # face down in plain sight: its back is seen, not which card it is
+            backs[str(h)] = prog.def_face[d]
+            unseen.append(next(iter(prog.face_table[d].values())))
+            return names[d]
+        unseen.append(d)
         return None
+    slots = []
     for key, cards in st.zones.items():
+        if key[0] == "#":
+            slots.append((key, cards))
+            continue
         vis = _visibility(prog, key)
         last = len(cards) - 1
         zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
@@ -196,6 +210,27 @@ def view(prog, st: GameState, player: int) -> View:
             shown[present.cell_label(width, i)] = add(cells[i], seen_in_place(vis, key, player, False))
         grids_data[key] = shown
         grid_cells.append([key, order])
+    # The slots of cards last, named by their host's handle (a card's number would tell which card
+    # it is), a host before the cards attached to it, in the order of the hosts' handles.
+    slot_sizes = []
+    while slots:
+        ready = sorted((handle[int(k[1:k.index(".")])], k[k.index(".") + 1:], k, cards) for k, cards in slots
+                       if int(k[1:k.index(".")]) in handle)
+        if not ready:
+            raise ValueError("a card's slot whose card is nowhere")
+        for h, name, key, cards in ready:
+            vis = _visibility(prog, key)
+            last = len(cards) - 1
+            key = f"#{h}.{name}"
+            zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
+            slot_sizes.append([key, len(cards)])
+        done = {r[2] for r in ready}
+        slots = [(k, cards) for k, cards in slots if k not in done]
+    counters = st.counters
+    if prog.card_counters:  # a card's counter is keyed by its handle, as its slots are
+        counters = dict(counters)
+        for name in prog.card_counters:
+            counters[name] = {str(handle[int(k)]): v for k, v in counters[name].items()}
     locals_ = _card_locals(prog)
     stack = []
     for fr in st.stack:
@@ -221,12 +256,13 @@ def view(prog, st: GameState, player: int) -> View:
             pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
     public = {
         "stage": st.stage, "round": st.round, "phase": st.phase, "phase_index": st.phase_index,
-        "queue": list(st.queue), "counters": st.counters, "markers": dict(st.markers),
+        "queue": list(st.queue), "counters": counters, "markers": dict(st.markers),
         "tracks": st.tracks, "reached": st.reached, "result": st.result,
     }
     data = dict(public, player=f"P{player + 1}", zones=zones_data, grids=grids_data, pending=pending_data)
     skeleton = {
-        "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "defs": defs,
+        "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "slots": slot_sizes,
+        "defs": defs, "backs": backs,
         "revealed": mine, "unseen": sorted(unseen), "stack": stack, "pending": pending,
         "seq": st.seq, "decisions": st.decisions, "steps": st.steps, "total_steps": st.total_steps,
         "zone_limits": st.zone_limits, "keyed_init": st.keyed_init,
@@ -252,13 +288,15 @@ def determinize(prog, v: View, rng) -> GameState:
     st.result = pub["result"]
     defs = list(sk["defs"])
     # Deal the unseen definitions: each hole takes one of its zone's kind, uniformly.
-    kind_of = {d.index: d.kind for d in prog.cards.defs}
+    kind_of = dict(enumerate(prog.def_kind))
     holes_by_kind: dict = {}
     places = []
     for key, size in sk["zones"]:
         places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
     for key, cells in sk["grids"]:
         places.append((key, len(cells), prog.model.grids[key.split(".")[-1]].kind))
+    for key, size in sk["slots"]:
+        places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
     h = 0
     for key, size, kind in places:
         for _ in range(size):
@@ -276,6 +314,8 @@ def determinize(prog, v: View, rng) -> GameState:
         rng.shuffle(pool)
         for hole, d in zip(holes, pool):
             defs[hole] = d
+    for h, face in sk["backs"].items():  # a card dealt to a face-down place shows that face
+        defs[int(h)] = prog.face_table[defs[int(h)]][face]
     st.card_def = defs
     st.loc = []
     h = 0
@@ -289,6 +329,12 @@ def determinize(prog, v: View, rng) -> GameState:
             st.grids[key][c] = h
             st.loc.append(key)
             h += 1
+    if prog.slot_meta:
+        st.zones = Zones(st.zones)
+    for key, size in sk["slots"]:
+        st.zones[key] = list(range(h, h + size))
+        st.loc.extend([key] * size)
+        h += size
     st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
     st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
     st.seq, st.decisions, st.steps, st.total_steps = sk["seq"], sk["decisions"], sk["steps"], sk["total_steps"]

@@ -200,10 +200,43 @@ class FieldDecl:
 
 @node
 class KindDecl:
-    """A card kind: the schema of one table of the card database."""
+    """A card kind: the schema of one table of the card database. Besides its fields, a kind may
+    give every card counters of its own (`counters`, CounterDecl with `card_kind` set), small zones
+    attached to it (`slots`, SlotDecl) and several faces of which one shows (`faces`, FaceDecl, the
+    first being the face a card starts with)."""
 
     name: str
     fields: tuple
+    span: Span
+    counters: tuple = ()
+    slots: tuple = ()
+    faces: tuple = ()
+
+
+@node
+class SlotDecl:
+    """`slot NAME: SHAPE of KIND [public|hidden] [limit N | limit FIELD]`: a small zone every card
+    of the declaring kind carries; `limit` is a number or an int field of the carrying card, read on
+    the face it shows."""
+
+    name: str
+    shape: str
+    kind: str
+    visibility: str
+    limit: Any
+    span: Span
+    per_player: bool = False  # refused by the checker: a slot belongs to a card, not to a player
+
+
+@node
+class FaceDecl:
+    """One face of a card kind. `hidden`: a card showing it shows nothing of itself (a face-down
+    back); `assigns` are the field values every card has on this face unless its database says
+    otherwise."""
+
+    name: str
+    hidden: bool
+    assigns: tuple
     span: Span
 
 
@@ -237,6 +270,7 @@ class CounterDecl:
     low: Any
     high: Any
     span: Span
+    card_kind: str | None = None  # declared in a kind: one value per card of that kind
 
 
 @node
@@ -651,6 +685,15 @@ class Win:
     reason: str
     span: Span
     lose: bool = False
+
+
+@node
+class Turn:
+    """`turn card to face`: the card shows another of its faces."""
+
+    card: Any
+    face: Any
+    span: Span
 
 
 @node

@@ -32,6 +32,11 @@ class CardDef:
     at: dict = attrs.field(factory=dict, eq=False)
     # field name -> the file its value is written in, when a layer's edit wrote it and not `path`
     paths: dict = attrs.field(factory=dict, eq=False)
+    # A card of a kind with faces: the values its database gives each face (face -> {field: value}),
+    # the face this definition is, and every face the card has as (face, definition index).
+    face_values: dict = attrs.field(factory=dict, eq=False)
+    face: str | None = None
+    faces: tuple = ()
 
     def where(self, field: str = "") -> tuple[int, int, str | None]:
         """Line, column and source line of a field's value (of the card's header for "")."""
@@ -50,6 +55,8 @@ class CardDB:
     defs: tuple
     by_kind: dict = attrs.field(eq=False)
     texts: dict = attrs.field(factory=dict, eq=False)  # file -> the text that was loaded
+    # The other faces of cards with several (see `with_faces`), numbered after `defs`.
+    face_defs: tuple = ()
 
 
 def _literal(expr):
@@ -86,46 +93,71 @@ def _show_value(v):
     return f'"{v}"' if isinstance(v, str) else repr(v)
 
 
-def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, str, str]]:
-    """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values.
-    Each is (where, field, message): where is "key", "value" or "header" (a missing field)."""
+def _field_problem(f, value) -> str | None:
+    """What is wrong with `value` for field `f`, or None."""
+    py = _PY_TYPES[f.type.name]
+    if value == "none" and f.type.name in _NONE_OK:
+        return None
+    if not isinstance(value, py) or (py is int and isinstance(value, bool)):
+        return f"field {f.name!r}: expected {_show_type(py, f.type.name)}, got {_show_value(value)}"
+    if f.type.name == "set" and not all(isinstance(v, str) and v in f.type.values for v in value):
+        wrong = next(v for v in value if not (isinstance(v, str) and v in f.type.values))
+        hint = suggest(wrong, f.type.values) if isinstance(wrong, str) else None
+        return (f"field {f.name!r}: {_show_value(wrong)} is not one of {', '.join(f.type.values)}"
+                + (f" ({hint})" if hint else ""))
+    if f.type.name == "list" and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
+        return f"field {f.name!r}: a list of numbers (in the engine's range), got {_show_value(value)}"
+    if py is int and not MIN_INT <= value <= MAX_INT:
+        return f"field {f.name!r}: the number is outside the engine's range (-2^63 .. 2^63-1)"
+    if f.type.name == "enum" and value not in f.type.values:
+        hint = suggest(value, f.type.values)
+        return (f"field {f.name!r}: {_show_value(value)} is not one of {', '.join(f.type.values)}"
+                + (f" ({hint})" if hint else ""))
+    return None
+
+
+def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, tuple, str]]:
+    """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values, and
+    the same in the tables of its faces. Each is (where, path below the card, message): where is
+    "key", "value" or "header" (a missing field)."""
     out = []
     fields = {f.name: f for f in kind.fields}
+    faces = [x.name for x in kind.faces]
     for key in entry:
-        if key != "name" and key not in fields:
-            hint = suggest(key, list(fields))
-            out.append(("key", key, f"unknown field {key!r}" + (f" ({hint})" if hint else "")))
+        if key != "name" and key not in fields and key not in faces:
+            hint = suggest(key, list(fields) + faces)
+            out.append(("key", (key,), f"unknown field {key!r}" + (f" ({hint})" if hint else "")))
     if "name" not in entry:
-        out.append(("header", "", "missing field 'name'"))
+        out.append(("header", (), "missing field 'name'"))
     elif not isinstance(entry["name"], str):
-        out.append(("value", "name", f"field 'name': expected text, got {_show_value(entry['name'])}"))
+        out.append(("value", ("name",), f"field 'name': expected text, got {_show_value(entry['name'])}"))
     for f in kind.fields:
         if f.name not in entry:
             if f.default is None:
-                out.append(("header", "", f"missing field {f.name!r}"))
+                out.append(("header", (), f"missing field {f.name!r}"))
             continue
-        value = entry[f.name]
-        py = _PY_TYPES[f.type.name]
-        if value == "none" and f.type.name in _NONE_OK:
+        problem = _field_problem(f, entry[f.name])
+        if problem:
+            out.append(("value", (f.name,), problem))
+    for face in faces:
+        table = entry.get(face)
+        if table is None:
             continue
-        if not isinstance(value, py) or (py is int and isinstance(value, bool)):
-            out.append(("value", f.name, f"field {f.name!r}: expected {_show_type(py, f.type.name)}, "
-                        f"got {_show_value(value)}"))
-        elif f.type.name == "set" and not all(isinstance(v, str) and v in f.type.values for v in value):
-            wrong = next(v for v in value if not (isinstance(v, str) and v in f.type.values))
-            hint = suggest(wrong, f.type.values) if isinstance(wrong, str) else None
-            out.append(("value", f.name, f"field {f.name!r}: {_show_value(wrong)} is not one of "
-                        f"{', '.join(f.type.values)}" + (f" ({hint})" if hint else "")))
-        elif f.type.name == "list" and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
-            out.append(("value", f.name, f"field {f.name!r}: a list of numbers (in the engine's range), "
-                        f"got {_show_value(value)}"))
-        elif py is int and not MIN_INT <= value <= MAX_INT:
-            out.append(("value", f.name, f"field {f.name!r}: the number is outside the engine's range "
-                        "(-2^63 .. 2^63-1)"))
-        elif f.type.name == "enum" and value not in f.type.values:
-            hint = suggest(value, f.type.values)
-            out.append(("value", f.name, f"field {f.name!r}: {_show_value(value)} is not one of "
-                        f"{', '.join(f.type.values)}" + (f" ({hint})" if hint else "")))
+        if not isinstance(table, dict):
+            out.append(("value", (face,), f"face {face!r}: expected a table of field values, "
+                                          f"got {_show_value(table)}"))
+            continue
+        for key, value in table.items():
+            if key == "name":
+                problem = None if isinstance(value, str) else f"field 'name': expected text, got {_show_value(value)}"
+            elif key in fields:
+                problem = _field_problem(fields[key], value)
+            else:
+                hint = suggest(key, list(fields))
+                out.append(("key", (face, key), f"face {face!r}: unknown field {key!r}" + (f" ({hint})" if hint else "")))
+                continue
+            if problem:
+                out.append(("value", (face, key), f"face {face!r}: {problem}"))
     return out
 
 
@@ -197,10 +229,13 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             label = f"card {entry.get('name')!r}" if isinstance(entry.get("name"), str) else f"[[{table}]] #{i + 1}"
             problems = _problems(entry, kinds[table])
             if problems:
-                for kind_of_place, field, msg in problems:
+                for kind_of_place, below, msg in problems:
                     place = {"key": where.key, "value": where.value, "header": where.header}[kind_of_place]
-                    err(place((table, i, field) if field else (table, i)), f"{table} {label}: {msg}")
+                    err(place((table, i) + below), f"{table} {label}: {msg}")
                 continue
+            face_names = {x.name for x in kinds[table].faces}
+            face_tables = {k: v for k, v in entry.items() if k in face_names}
+            entry = {k: v for k, v in entry.items() if k not in face_names}
             try:
                 obj = conv.structure(entry, classes[table])
             except (ClassValidationError, ForbiddenExtraKeysError):  # pragma: no cover - pre-validated
@@ -220,7 +255,7 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             for key in entry:
                 line, col = where.value((table, i, key))
                 places[key] = (line, col, where.source_line(line))
-            d = CardDef(table, obj.name, fields, len(defs), path, places)
+            d = CardDef(table, obj.name, fields, len(defs), path, places, face_values=face_tables)
             defs.append(d)
             by_kind[table].append(d)
     if errors:
@@ -357,8 +392,8 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
                     continue
                 entry[a.name] = value
                 spans[a.name] = a
-        problems = [(field, message) for _, field, message in _problems(entry, kind)
-                    if field in spans or (not field and not bad)]  # unknown fields: reported above
+        problems = [(below[0] if below else "", message) for _, below, message in _problems(entry, kind)
+                    if (below and below[0] in spans) or (not below and not bad)]  # unknown: reported above
         for field, message in problems:
             err(spans[field].value.span if field in spans else edit.span, f"`{what}`: {message}")
         if bad or problems:
@@ -386,3 +421,57 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
     defs = [attrs.evolve(d, index=n) for n, d in enumerate(defs)]
     by_kind = {k: tuple(d for d in defs if d.kind == k) for k in db.by_kind}
     return CardDB(db.path, tuple(defs), by_kind, db.texts)
+
+
+def with_faces(db: CardDB, kinds: dict) -> CardDB:
+    """The database with every face of every card of a kind with faces as a definition of its own.
+
+    A card's definition is its first face; its other faces follow all the cards' definitions, in
+    card order (`face_defs`). The face a card has: the first, every hidden face, and every face its
+    entry gives a table for. A face's values, the most specific winning: the kind's defaults, then
+    the kind's `face` block, then the card's own values (not for a hidden face, which shows nothing
+    of the card), then the card's table for that face. Every face definition has the implicit field
+    `face`, the face's name."""
+    if not any(k.faces for k in kinds.values()):
+        return db
+    defs, extra = [], []
+    start = len(db.defs)
+    for d in db.defs:
+        kind = kinds[d.kind]
+        if not kind.faces:
+            defs.append(d)
+            continue
+        defaults = {f.name: _data_value(f, _literal(f.default)) for f in kind.fields if f.default is not None}
+        given = {k: v for k, v in d.fields.items() if k in d.at}
+        own = [f for i, f in enumerate(kind.faces) if i == 0 or f.hidden or f.name in d.face_values]
+        made = []
+        for f in own:
+            values = dict(defaults)
+            block = {a.name: _literal(a.value) if not (isinstance(a.value, A.Lit) and a.value.value is None) else "none"
+                     for a in f.assigns}
+            name = block.pop("name", f.name) if f.hidden else d.name
+            values.update({k: _data_value(_field(kind, k), v) for k, v in block.items()})
+            if not f.hidden:
+                values.update(given)
+                values.update({k: v for k, v in d.fields.items() if k not in values})  # required fields
+            table = dict(d.face_values.get(f.name, {}))
+            name = table.pop("name", name)
+            values.update({k: _data_value(_field(kind, k), v) for k, v in table.items()})
+            values["face"] = f.name
+            made.append((f.name, name, values))
+        indices = [d.index] + [start + len(extra) + i for i in range(len(made) - 1)]
+        faces = tuple((face, i) for (face, _, _), i in zip(made, indices))
+        for k, ((face, name, values), i) in enumerate(zip(made, indices)):
+            nd = attrs.evolve(d, name=name, fields=values, index=i, face=face, faces=faces)
+            (defs if k == 0 else extra).append(nd)
+    by_kind = {k: tuple(d for d in defs if d.kind == k) for k in db.by_kind}
+    return attrs.evolve(db, defs=tuple(defs), by_kind=by_kind, face_defs=tuple(extra))
+
+
+def _field(kind, name):
+    return next(f for f in kind.fields if f.name == name)
+
+
+def _data_value(f, value):
+    """A card value as the engine holds it: an empty action is None."""
+    return None if value == "none" and f.type.name in _NONE_OK else value

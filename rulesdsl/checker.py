@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from . import ast as A
+from .cards import _field_problem, _literal
 from .errors import CheckError, at, count_of, make, suggest
 from .limits import MAX_DEF_DEPTH
 from .resolver import BUILTINS, Resolver
@@ -73,6 +74,7 @@ class Model:
     types: dict  # expression node -> static type
     bindings: dict  # Name or Call node -> resolver.Binding: what the name stands for
     evaluation: A.EvaluateDecl | None = None
+    slots: dict = attrs.Factory(dict)  # slot name -> (KindDecl declaring it, SlotDecl)
 
     @property
     def calls(self) -> Mapping:
@@ -133,6 +135,7 @@ class Checker:
         self.pieces: dict = {}
         self.tracks: dict = {}
         self.grids: dict = {}
+        self.slots: dict = {}  # slot name -> (kind declaring it, SlotDecl)
         self.funcs: dict = {}
         self.actions: dict = {}
         self.params: dict = {}
@@ -167,7 +170,8 @@ class Checker:
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
-                     frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation)
+                     frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
+                     self.slots)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""
@@ -208,6 +212,8 @@ class Checker:
                 table[item.name] = item
         for kind in self.kinds.values():
             self.collect_fields(kind.fields, f"kind {kind.name}")
+            self.collect_card_counters(kind)
+            self.collect_slots(kind)
         for track in self.tracks.values():
             self.collect_fields(track.fields, f"track {track.name}")
         for grid in self.grids.values():
@@ -224,6 +230,58 @@ class Checker:
                                 f"{count_of(self.game.max_players, 'player')}")
         if self.round is None:
             self.err(A.Span(1, 1), "the ruleset has no `round` block")
+
+    def collect_card_counters(self, kind):
+        """A kind's counters: each a keyed counter whose keys are the kind's cards, named once
+        among all counters (a rule reads it `c.eggs` and sets it `set c.eggs += 1`)."""
+        fields = {f.name for f in kind.fields}
+        for c in kind.counters:
+            if c.keyed or c.per_player:
+                self.err(c, f"counter `{c.name}` of kind {kind.name} belongs to each card: it cannot be "
+                            f"{'keyed' if c.keyed else 'per player'}")
+            if c.name in fields or c.name == "name":
+                self.err(c, f"kind {kind.name} has a field `{c.name}` already", "rename the counter")
+            elif c.name in self.decls:
+                first = self.decls[c.name].span
+                self.err(c, f"`{c.name}` is already declared at line {first.line}",
+                         "a card's counter is named once among all declarations")
+            else:
+                self.decls[c.name] = c
+                self.counters[c.name] = attrs.evolve(c, keyed=True, per_player=False)
+
+    def collect_slots(self, kind):
+        """A kind's slots, each named once in the whole ruleset (a card's slot is written
+        `slot(c, NAME)` and its cards' place in traces is `#card.NAME`)."""
+        for sl in kind.slots:
+            if sl.name in self.slots:
+                other = self.slots[sl.name][1].span
+                self.err(sl, f"slot `{sl.name}` is already declared at line {other.line}",
+                         "slot names are unique in a ruleset, across kinds")
+            elif sl.name in self.decls:
+                what = _DECL_WORDS.get(type(self.decls[sl.name]), "declaration")
+                self.err(sl, f"slot `{sl.name}` has the name of {what} `{sl.name}`", "rename one of them")
+            else:
+                self.slots[sl.name] = (kind, sl)
+
+    def check_slot(self, kind, sl):
+        self.check_kind_ref(sl.kind, sl)
+        if sl.per_player:
+            self.err(sl, f"slot `{sl.name}` belongs to a card, not to a player: it cannot be `per player`")
+        if sl.visibility == "private":
+            self.err(sl, f"slot `{sl.name}` has no owner to be `private` for", "make it `public` or `hidden`")
+        lim = sl.limit
+        if lim is None:
+            return
+        if isinstance(lim, A.Name) and any(f.name == lim.id for f in kind.fields):
+            f = next(f for f in kind.fields if f.name == lim.id)
+            if f.type.name != "int":
+                self.err(lim, f"a slot's limit must be an int field of kind {kind.name}; `{lim.id}` is {f.type.name}")
+            return
+        if not (isinstance(lim, A.Lit) and type(lim.value) is int):
+            self.err(lim, "a slot's limit is a number or an int field of the card",
+                     f"for instance `limit 2`, or `limit {next((f.name for f in kind.fields if f.type.name == 'int'), 'size')}`")
+        elif lim.value < 0:
+            self.err(lim, "a slot's limit cannot be negative")
 
     def collect_fields(self, fields, owner):
         seen = set()
@@ -283,6 +341,10 @@ class Checker:
                         not _is_literal(f.default) or isinstance(f.default, A.Name)):
                     self.err(f.default, "a card field default must be a literal value",
                              "card databases are data: write a number, true/false, a text, an enum value or none")
+        for kind in self.kinds.values():
+            for sl in kind.slots:
+                self.check_slot(kind, sl)
+            self.check_faces(kind)
         for zone in list(self.zones.values()) + list(self.grids.values()):
             if zone.visibility == "private" and not zone.per_player:
                 what = "zone" if isinstance(zone, A.ZoneDecl) else "grid"
@@ -568,6 +630,8 @@ class Checker:
             return c is not None and not c.keyed and not c.per_player
         if isinstance(e, A.Attr):
             c = self.counters.get(e.name)
+            if c is not None and c.card_kind is not None:
+                return self.types.get(e.obj, ANY)[0] == "card"
             return c is not None and c.per_player and not c.keyed and self.types.get(e.obj) == PLAYER
         if isinstance(e, A.Index):
             base = e.obj
@@ -726,6 +790,88 @@ class Checker:
 
     def s_EndGame(self, s):
         pass
+
+    def s_Turn(self, s):
+        kind = self._faced_card(s.card, "turn")
+        self._face_name(kind, s.face)
+
+    # -- faces
+    def _faced_card(self, e, what):
+        """The kind of the card argument `e` if it has faces (reported otherwise)."""
+        t = self.expr(e)
+        if t[0] not in ("card", "any"):
+            self.err(e, f"`{what}` takes a card, not {show(t)}")
+            return None
+        kind = self.kinds.get(t[1]) if t[0] == "card" else None
+        if kind is not None and not kind.faces:
+            self.err(e, f"cards of kind {kind.name} have one face",
+                     "declare their faces in the kind: `faces front, back`")
+        return kind
+
+    def _face_name(self, kind, e):
+        if isinstance(e, A.Name) and self.binding(e).kind == "enum" and kind is not None and kind.faces:
+            self.types[e] = SYM
+            names = [f.name for f in kind.faces]
+            if e.id not in names:
+                self.err(e, f"cards of kind {kind.name} have no face `{e.id}`", suggest(e.id, names))
+            return
+        self.expect(e, (SYM, TEXT), "a face")
+
+    def b_faces(self, e):
+        self._faced_card(e.args[0], "faces")
+        return T_list(SYM)
+
+    def b_face(self, e):
+        kind = self._faced_card(e.args[0], "face")
+        self._face_name(kind, e.args[1])
+        return ("def", kind.name) if kind is not None else ANY
+
+    def check_faces(self, kind):
+        """A kind's faces: named once, not like a field; a face block gives literal values of the
+        kind's fields (and a hidden face its name); a hidden face needs every field without a default."""
+        fields = {f.name: f for f in kind.fields}
+        seen = set()
+        for face in kind.faces:
+            if face.name in seen:
+                self.err(face, f"face `{face.name}` of kind {kind.name} is declared twice")
+            seen.add(face.name)
+            if face.name in fields or face.name in ("name", "face"):
+                self.err(face, f"face `{face.name}` has the name of a field of kind {kind.name}",
+                         "a card's database entry gives a face's values under the face's name: rename one")
+            given = set()
+            for a in face.assigns:
+                if a.name == "name" and face.hidden:
+                    if not (isinstance(a.value, A.Lit) and isinstance(a.value.value, str)):
+                        self.err(a.value, "a face's name is a text")
+                elif a.name == "name":
+                    self.err(a, f"face `{face.name}` shows the card: its name is the card's (or its own in the "
+                                "card database)", "only a `hidden` face, which shows nothing of the card, is named here")
+                elif a.name not in fields:
+                    self.err(a, f"kind {kind.name} has no field `{a.name}`", suggest(a.name, fields))
+                else:
+                    self.check_card_value(fields[a.name], a.value)
+                given.add(a.name)
+            if face.hidden:
+                for f in kind.fields:
+                    if f.default is None and f.name not in given:
+                        self.err(face, f"face `{face.name}` is hidden, so it shows nothing of the card: it needs a "
+                                       f"value for `{f.name}`, which has no default", f"add `{f.name} = ...` to its block")
+        if kind.faces and "face" in fields:
+            self.err(fields["face"], f"kind {kind.name} has faces: `face` is the field naming the face a card shows",
+                     "rename the field")
+
+    def check_card_value(self, f, value):
+        """A literal value for card field `f` (in a face block), of the field's type."""
+        v = _literal(value)
+        if v is None and not (isinstance(value, A.Lit) and value.value is None):
+            self.err(value, "a card's value is a literal: a number, true or false, a text, a name or a list",
+                     "card data are values, not expressions")
+            return
+        if isinstance(value, A.Lit) and value.value is None:
+            v = "none"
+        problem = _field_problem(f, v)
+        if problem:
+            self.err(value, problem.replace("'", "`"))
 
     def s_Do(self, s):
         call = s.call
@@ -936,8 +1082,14 @@ class Checker:
             for f in kind.fields:
                 if f.name == n:
                     return FIELD_TYPES[f.type.name]
+            if n == "face" and kind.faces:
+                return SYM
+            if any(c.name == n for c in kind.counters):
+                if ot[0] == "def":
+                    self.err(e, f"`{n}` is a counter of each card of kind {kind.name}; a definition has none")
+                return INT
             self.err(e, f"card kind `{kind.name}` has no field `{n}`",
-                     suggest(n, [f.name for f in kind.fields] + ["name"]))
+                     suggest(n, [f.name for f in kind.fields] + [c.name for c in kind.counters] + ["name"]))
             return ANY
         if ot[0] == "cell":
             if n in ("x", "y"):
@@ -1190,6 +1342,76 @@ class Checker:
             self.err(e.args[0], f"`field` reads a card, not {show(t)}")
         self.expect(e.args[1], (SYM, TEXT), "a field name")
         return INT
+
+    # -- slots: small zones attached to cards
+    def _slot_kind(self, names):
+        """The card kind the named slots hold, if they all hold one."""
+        kinds = {self.slots[n][1].kind for n in names if n in self.slots}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _host_arg(self, e, what):
+        t = self.expr(e)
+        if t[0] not in ("card", "any", "none"):
+            self.err(e, f"`{what}` takes a card, not {show(t)}")
+            return None
+        kind = self.kinds.get(t[1]) if t[0] == "card" else None
+        if kind is not None and not kind.slots and what != "host" and what != "slot_of":
+            self.err(e, f"cards of kind {kind.name} have no slots",
+                     "declare one in the kind: `slot NAME: row of KIND limit N`")
+        return kind
+
+    def _slot_name(self, kind, e, what):
+        """Check the slot-name argument; the names it may stand for."""
+        if isinstance(e, A.Name) and self.binding(e).kind == "enum":
+            self.types[e] = SYM
+            if e.id not in self.slots:
+                self.err(e, f"`{e.id}` is not a slot", suggest(e.id, self.slots))
+                return []
+            if kind is not None and e.id not in [sl.name for sl in kind.slots]:
+                self.err(e, f"cards of kind {kind.name} have no slot `{e.id}`",
+                         suggest(e.id, [sl.name for sl in kind.slots]))
+            return [e.id]
+        self.expect(e, (SYM, TEXT), f"the slot of `{what}`")
+        return [sl.name for sl in kind.slots] if kind is not None else list(self.slots)
+
+    def b_slot(self, e):
+        kind = self._host_arg(e.args[0], "slot")
+        held = self._slot_kind(self._slot_name(kind, e.args[1], "slot"))
+        return ("zone", held) if held else ANY
+
+    def b_room(self, e):
+        kind = self._host_arg(e.args[0], "room")
+        for n in self._slot_name(kind, e.args[1], "room"):
+            if self.slots[n][1].limit is None and isinstance(e.args[1], A.Name):
+                self.err(e.args[1], f"slot `{n}` has no limit, so no room to count",
+                         "give it one: `limit N`, or count its cards with count(slot(c, NAME))")
+        return INT
+
+    def b_host(self, e):
+        t = self.expr(e.args[0])
+        if t[0] not in ("card", "any", "none"):
+            self.err(e.args[0], f"`host` takes a card, not {show(t)}")
+        hosts = {k.name for k, sl in self.slots.values() if t[0] != "card" or sl.kind == t[1]}
+        return ("card", hosts.pop()) if len(hosts) == 1 else ANY
+
+    def b_slot_of(self, e):
+        t = self.expr(e.args[0])
+        if t[0] not in ("card", "any", "none"):
+            self.err(e.args[0], f"`slot_of` takes a card, not {show(t)}")
+        return SYM
+
+    def b_attached(self, e):
+        t = self.expr(e.args[0])
+        if t[0] == "list" or t[0] in ("zone", "grid"):
+            t = self.elem_of(t, e.args[0])
+        if t[0] not in ("card", "any", "none"):
+            self.err(e.args[0], f"`attached` takes a card or a collection of cards, not {show(t)}")
+            return T_list(ANY)
+        kind = self.kinds.get(t[1]) if t[0] == "card" else None
+        if kind is not None and not kind.slots:
+            self.err(e.args[0], f"cards of kind {kind.name} have no slots")
+        held = self._slot_kind([sl.name for sl in kind.slots] if kind is not None else list(self.slots))
+        return T_list(("card", held) if held else ANY)
 
     def b_index_of(self, e):
         elem = self.elem_type(e.args[0])

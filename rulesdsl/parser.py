@@ -9,6 +9,7 @@ import re
 import tempfile
 from pathlib import Path
 
+import attrs
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
@@ -291,7 +292,42 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def kind_decl(self, meta, c):
-        return A.KindDecl(str(c[0]), tuple(c[1:]), self.span(meta))
+        items = c[1:]
+
+        def of(cls):
+            return tuple(x for x in items if isinstance(x, cls))
+        faces = []
+        listed = {}  # face name -> its place in `faces`, while no block has given it data
+        for x in items:  # `faces a, b` names them in order; a `face` block gives one data (or adds it)
+            if isinstance(x, tuple) and x[0] == "faces":
+                for f in x[1]:
+                    listed.setdefault(f.name, len(faces))
+                    faces.append(f)
+            elif isinstance(x, A.FaceDecl) and x.name in listed:
+                faces[listed.pop(x.name)] = x
+            elif isinstance(x, A.FaceDecl):
+                faces.append(x)
+        counters = tuple(attrs.evolve(x, card_kind=str(c[0])) for x in of(A.CounterDecl))
+        return A.KindDecl(str(c[0]), of(A.FieldDecl), self.span(meta), counters, of(A.SlotDecl), tuple(faces))
+
+    @v_args(meta=True)
+    def slot_decl(self, meta, c):
+        opts = dict(c[3:])
+        return A.SlotDecl(str(c[0]), c[1], str(c[2]), opts.get("visibility", "public"), opts.get("limit"),
+                          self.span(meta), opts.get("per_player", False))
+
+    @v_args(meta=True)
+    def faces_decl(self, meta, c):
+        span = self.span(meta)
+        return ("faces", [A.FaceDecl(str(x), False, (), A.Span(x.line, x.column, x.end_line, x.end_column, span.path))
+                          for x in c])
+
+    def face_hidden(self, c):
+        return True
+
+    @v_args(meta=True)
+    def face_decl(self, meta, c):
+        return A.FaceDecl(str(c[0]), bool(c[1]), tuple(c[2:]), self.span(meta))
 
     @v_args(meta=True)
     def field_decl(self, meta, c):
@@ -747,6 +783,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def lose_stmt(self, meta, c):
         return A.Win(c[0], str(c[1]), self.span(meta), True)
+
+    @v_args(meta=True)
+    def turn_stmt(self, meta, c):
+        return A.Turn(c[0], c[1], self.span(meta))
 
     @v_args(meta=True)
     def end_stmt(self, meta, c):

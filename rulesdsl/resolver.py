@@ -83,6 +83,13 @@ BUILTINS = {
     "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
     "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
     "reverse": (1, 1, "the elements of a collection in the opposite order"),
+    "slot": (2, 2, "a card's slot of that name: a zone"),
+    "host": (1, 1, "the card whose slot holds a card, or none"),
+    "slot_of": (1, 1, "the name of the slot holding a card, or none"),
+    "attached": (1, 1, "the cards in the slots of a card (or of every card of a collection)"),
+    "room": (2, 2, "how many more cards a card's slot takes"),
+    "faces": (1, 1, "the names of the faces a card has, in the order its kind declares them"),
+    "face": (2, 2, "a card's face of that name, read like a definition (`face(c, top).cost`), or none"),
     "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
     "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
     "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
@@ -183,6 +190,8 @@ class Resolver:
                 for f in fields:
                     if f.type.name in ("enum", "set"):
                         self.enum_values.update(f.type.values)
+            if isinstance(b.decl, A.KindDecl):  # slot and face names are written bare, as enum values
+                self.enum_values.update(x.name for x in b.decl.slots + b.decl.faces)
         self._constants = {n: Binding(n, n) for n in CONSTANT_NAMES}
         self._enums = {n: Binding("enum", n) for n in sorted(self.enum_values)}
 
@@ -406,6 +415,10 @@ class Resolver:
         for e in (s.card, s.to):
             if e is not None:
                 self.expr(e, scope)
+
+    def s_Turn(self, s, scope):
+        self.expr(s.card, scope)
+        self.expr(s.face, scope)
 
     def s_Create(self, s, scope):
         for e in (s.what, s.times, s.dest):

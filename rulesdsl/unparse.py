@@ -1,6 +1,8 @@
 """AST back to rules text: how `lfdsl explain` shows the effective ruleset after layering."""
 from __future__ import annotations
 
+import attrs
+
 from . import ast as A
 
 _PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4,
@@ -84,6 +86,8 @@ def stmt(s, indent: int) -> list[str]:
         return [f"{pad}shuffle {expr(s.zone)}"]
     if t is A.Reveal:
         return [f"{pad}reveal {expr(s.card)}" + (f" to {expr(s.to)}" if s.to is not None else "")]
+    if t is A.Turn:
+        return [f"{pad}turn {expr(s.card)} to {expr(s.face)}"]
     if t is A.Create:
         times = f" times {expr(s.times)}" if s.times is not None else ""
         return [f"{pad}create {expr(s.what)}{times} into {expr(s.dest)}"]
@@ -191,7 +195,17 @@ def item(d) -> list[str]:
     if t is A.EnumDecl:
         return [f"enum {d.name} {{ {', '.join(d.values)} }}"]
     if t is A.KindDecl:
-        return [f"kind {d.name} {{", *("    " + _field(f) for f in d.fields), "}"]
+        lines = ["    " + _field(f) for f in d.fields]
+        lines += ["    " + item(attrs.evolve(c, keyed=False, card_kind=None))[0] for c in d.counters]
+        for s in d.slots:
+            lines.append(f"    slot {s.name}: {s.shape} of {s.kind}{_VISIBILITY[s.visibility]}"
+                         + (f" limit {expr(s.limit)}" if s.limit is not None else ""))
+        if d.faces:
+            lines.append("    faces " + ", ".join(f.name for f in d.faces))
+        for f in d.faces:
+            if f.hidden or f.assigns:
+                lines.append(f"    face {f.name}{' hidden' if f.hidden else ''} {_assigns(f.assigns)}")
+        return [f"kind {d.name} {{", *lines, "}"]
     if t is A.ZoneDecl:
         opts = _VISIBILITY[d.visibility] + (" per player" if d.per_player else "") + (
             f" limit {expr(d.limit)}" if d.limit is not None else "")
