@@ -836,6 +836,11 @@ class Compiler:
         anchor = self.expr(e.args[3])
         return lambda rt, env: rt.fits(gname, g(rt, env), card(rt, env), cell(rt, env), anchor(rt, env))
 
+    def b_call(self, e):
+        f = self.expr(e.args[0])
+        lead = [self.expr(a) for a in e.args[1:]]
+        return lambda rt, env: rt.call_formula(f(rt, env), tuple(a(rt, env) for a in lead))
+
     def b_faces(self, e):
         c = self.expr(e.args[0])
         return lambda rt, env: rt.faces(c(rt, env))

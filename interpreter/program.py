@@ -15,7 +15,7 @@ import attrs
 from rulesdsl import ast as A
 from rulesdsl.cards import CardDB, apply_edits, cross_check, load_cards, merge_cards, with_faces
 from rulesdsl.layers import load_ruleset
-from rulesdsl.checker import CheckError, Model, check
+from rulesdsl.checker import CheckError, Model, check, formula_uses
 from rulesdsl.errors import CardError, LanguageError, make
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 
@@ -113,6 +113,11 @@ class Program:
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         comp.compile_all(back_end(comp))
+        for d in every:  # the definitions cards name as formulas that some rule calls
+            for f in model.kinds[d.kind].fields:
+                value = d.fields.get(f.name) if f.type.name == "formula" else None
+                if value is not None and (d.kind, f.name) in model.formula_calls:
+                    comp.compile_func(model.funcs[value[0]])
         self.procs = comp.procs
         self.compiled_funcs = comp.funcs
         self.triggers = comp.trigger_procs
@@ -208,6 +213,9 @@ class Program:
         db = apply_edits(db, model.program.card_edits, model.kinds, model.program)
         db = with_faces(db, model.kinds)
         cross_check(model, db)
+        uses = formula_uses(model, db)
+        if uses:  # the definitions the cards name are typed with the arguments they will be given
+            model = check(program, uses)
         # What a trace needs to replay the game alone (the files as given, with the hash of each
         # file loaded, and the parameters as set), and what a pickled program carries (the texts).
         texts = dict(model.program.sources)

@@ -716,6 +716,10 @@ class SourceCompiler(Compiler):
         return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
                 f"max(0, {self.src(e.args[2])})])")
 
+    def t_call(self, e):
+        lead = "".join(self.src(a) + ", " for a in e.args[1:])
+        return f"rt.call_formula({self.src(e.args[0])}, ({lead}))"
+
     def t_faces(self, e):
         return f"rt.faces({self.src(e.args[0])})"
 

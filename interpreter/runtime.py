@@ -510,6 +510,13 @@ class Run:
     def _owner(key: str):
         return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
 
+    def call_formula(self, formula, lead):
+        """Run the definition a card's formula names with `lead` and then the card's arguments;
+        a card without a formula (none) gives 0."""
+        if formula is None:
+            return 0
+        return self.prog.compiled_funcs[formula[0]](self, lead + formula[1])
+
     def turn(self, card, face):
         """Make a card show another of its faces (nothing happens for the face it shows)."""
         if card is None:

@@ -15,8 +15,95 @@ from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error
 
-_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list, "set": list}
-_NONE_OK = {"action"}
+_PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list, "set": list,
+             "formula": str}
+_NONE_OK = {"action", "formula"}
+_FORMULA_TOKEN = re.compile(r'\s*(?:(?P<num>-?[0-9]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<text>"[^"\n]*")|(?P<sym>[(),\[\]]))')
+MAX_FORMULA_ARGS = 12
+
+
+def parse_formula(text: str) -> tuple:
+    """`name(arg, ...)` as (name, (arg, ...), (sort, ...)): a card's formula, naming a ruleset
+    definition and the card's own arguments to it, each a number, true or false, a "text", a bare
+    name (an enum value) or a list of numbers; the sorts say which ("int", "bool", "text", "name",
+    "list"). A mistake raises ValueError(message, offset in the text)."""
+    tokens, i = [], 0
+    while i < len(text):
+        m = _FORMULA_TOKEN.match(text, i)
+        if m is None or m.end() == i:
+            if text[i:].strip() == "":
+                break
+            raise ValueError("unexpected character", len(text) - len(text[i:].lstrip()))
+        kind = m.lastgroup
+        tokens.append((kind, m.group(kind), m.start(kind)))
+        i = m.end()
+    tokens.append(("end", "", len(text)))
+    pos = 0
+
+    def take(kind, value=None, what="?"):
+        nonlocal pos
+        k, v, at = tokens[pos]
+        if k != kind or (value is not None and v != value):
+            raise ValueError(f"expected {what}", at)
+        pos += 1
+        return v
+
+    def arg():
+        nonlocal pos
+        k, v, at = tokens[pos]
+        if k == "num":
+            pos += 1
+            n = int(v)
+            if not MIN_INT <= n <= MAX_INT:
+                raise ValueError("the number is outside the engine's range", at)
+            return n
+        if k == "text":
+            pos += 1
+            return ("text", v[1:-1])
+        if k == "name":
+            pos += 1
+            return {"true": True, "false": False}.get(v, v)
+        if (k, v) == ("sym", "["):
+            pos += 1
+            items = []
+            while tokens[pos][:2] != ("sym", "]"):
+                if items:
+                    take("sym", ",", "`,` or `]`")
+                items.append(int(take("num", None, "a number")))
+            pos += 1
+            return items
+        raise ValueError("expected a value: a number, a name, a \"text\" or a list of numbers", at)
+    name = take("name", None, "the name of a definition")
+    if name in ("true", "false"):
+        raise ValueError("expected the name of a definition", tokens[0][2])
+    take("sym", "(", "`(` after the definition's name")
+    args = []
+    while tokens[pos][:2] != ("sym", ")"):
+        if args:
+            take("sym", ",", "`,` or `)`")
+        args.append(arg())
+        if len(args) > MAX_FORMULA_ARGS:
+            raise ValueError(f"more than {MAX_FORMULA_ARGS} arguments", tokens[pos - 1][2])
+    pos += 1
+    take("end", None, "the end of the formula")
+    sorts = tuple("bool" if type(a) is bool else "int" if type(a) is int else "list" if type(a) is list
+                  else "text" if type(a) is tuple else "name" for a in args)
+    return (name, tuple(a[1] if type(a) is tuple else a for a in args), sorts)
+
+
+def formula_text(formula) -> str:
+    """A parsed formula written back as the card database writes it."""
+    name, args, sorts = formula
+
+    def one(a, sort):
+        if sort == "text":
+            return f'"{a}"'
+        if sort == "bool":
+            return "true" if a else "false"
+        if sort == "list":
+            return "[" + ", ".join(map(str, a)) + "]"
+        return str(a)
+    return f"{name}({', '.join(one(a, s) for a, s in zip(args, sorts))})"
 
 
 @attrs.frozen
@@ -84,6 +171,8 @@ def _kind_class(kind: A.KindDecl):
 
 
 def _show_type(py, type_name: str = ""):
+    if type_name == "formula":
+        return 'a formula, written as "name(arguments)", or "none"'
     if py is list:
         return "a list of names" if type_name == "set" else "a list of numbers"
     return {int: "int", bool: "bool", str: "text"}[py]
@@ -100,6 +189,11 @@ def _field_problem(f, value) -> str | None:
         return None
     if not isinstance(value, py) or (py is int and isinstance(value, bool)):
         return f"field {f.name!r}: expected {_show_type(py, f.type.name)}, got {_show_value(value)}"
+    if f.type.name == "formula":
+        try:
+            parse_formula(value)
+        except ValueError as exc:
+            return f"field {f.name!r}: {exc.args[0]} at column {exc.args[1] + 1} of the formula {value!r}"
     if f.type.name == "set" and not all(isinstance(v, str) and v in f.type.values for v in value):
         wrong = next(v for v in value if not (isinstance(v, str) and v in f.type.values))
         hint = suggest(wrong, f.type.values) if isinstance(wrong, str) else None
@@ -249,8 +343,7 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             fields = attrs.asdict(obj)
             fields.pop("name")
             for f in kinds[table].fields:
-                if f.type.name in _NONE_OK and fields[f.name] == "none":
-                    fields[f.name] = None
+                fields[f.name] = _data_value(f, fields[f.name])
             places = {"": where.header((table, i)) + (where.source_line(where.header((table, i))[0]),)}
             for key in entry:
                 line, col = where.value((table, i, key))
@@ -268,9 +361,17 @@ def cross_check(model, db: CardDB):
     that neither the rules nor the cards ever name."""
     errors = []
     named = set(model.used_actions)
-    for d in db.defs:
+    for d in db.defs + db.face_defs:
         kind = model.kinds[d.kind]
         for f in kind.fields:
+            if f.type.name == "formula" and d.fields[f.name] is not None:
+                problem = _formula_problem(model, kind, f, d.fields[f.name])
+                if problem:
+                    line, col, text = d.where(d.face if d.face in d.face_values and f.name in
+                                              d.face_values[d.face] else f.name)
+                    errors.append(Diagnostic(d.path_of(f.name) or db.path, line, col,
+                                             f"{d.kind} card {d.name!r}: field {f.name!r}: {problem[0]}", problem[1], text))
+                continue
             if f.type.name != "action":
                 continue
             value = d.fields[f.name]
@@ -323,11 +424,35 @@ def merge_cards(dbs) -> CardDB:
                   {path: text for db in dbs for path, text in db.texts.items()})
 
 
+def _formula_problem(model, kind, f, formula):
+    """What is wrong with a card's formula for the rules: (message, hint) or None."""
+    name, args, sorts = formula
+    fn = model.funcs.get(name)
+    if fn is None:
+        return (f"{name!r} is not a definition of the ruleset", suggest(name, model.funcs))
+    for a, sort in zip(args, sorts):
+        if sort == "name" and a not in model.enum_values:
+            return (f"{a!r} in {name}(...) is not an enum value of the ruleset",
+                    suggest(a, model.enum_values) or 'a text is written in quotes: "..."')
+    lead = model.formula_calls.get((kind.name, f.name))
+    if lead is None:
+        return None
+    want = len(lead) + len(args)
+    least = sum(1 for p in fn.params if p.default is None)
+    if not least <= want <= len(fn.params):
+        takes = str(len(fn.params)) if least == len(fn.params) else f"{least} to {len(fn.params)}"
+        return (f"`{name}` takes {takes} arguments; `call` gives it {len(lead)} and this card {len(args)}",
+                f"its parameters: {', '.join(p.name for p in fn.params)}")
+    return None
+
+
 def _entry(d: CardDef, kind: A.KindDecl) -> dict:
     """A card's fields as a database entry (its name included, an empty action as "none")."""
     entry = {"name": d.name}
     for f in kind.fields:
         value = d.fields[f.name]
+        if f.type.name == "formula" and value is not None:
+            value = formula_text(value)
         entry[f.name] = "none" if value is None and f.type.name in _NONE_OK else value
     return entry
 
@@ -402,8 +527,7 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
         fields = attrs.asdict(obj)
         fields.pop("name")
         for f in kind.fields:
-            if f.type.name in _NONE_OK and fields[f.name] == "none":
-                fields[f.name] = None
+            fields[f.name] = _data_value(f, fields[f.name])
         path = edit.span.path or program.path
         lines = (program.source_of(path) or "").splitlines()
         places = {} if edit.op == "replace" else dict(old.at)
@@ -473,5 +597,10 @@ def _field(kind, name):
 
 
 def _data_value(f, value):
-    """A card value as the engine holds it: an empty action is None."""
-    return None if value == "none" and f.type.name in _NONE_OK else value
+    """A card value as the engine holds it: an empty action or formula is None, a formula is
+    (definition name, arguments)."""
+    if value == "none" and f.type.name in _NONE_OK:
+        return None
+    if f.type.name == "formula" and isinstance(value, str):
+        return parse_formula(value)
+    return value

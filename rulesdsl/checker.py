@@ -43,8 +43,9 @@ def show(t) -> str:
     return {"sym": "enum value", "keyed": "keyed counter"}.get(t[0], t[0])
 
 
+FORMULA = ("formula",)
 FIELD_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "action": ACTION, "enum": SYM, "list": T_list(INT),
-               "set": T_list(SYM)}
+               "set": T_list(SYM), "formula": FORMULA}
 
 CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
@@ -75,6 +76,9 @@ class Model:
     bindings: dict  # Name or Call node -> resolver.Binding: what the name stands for
     evaluation: A.EvaluateDecl | None = None
     slots: dict = attrs.Factory(dict)  # slot name -> (KindDecl declaring it, SlotDecl)
+    # (kind, formula field) -> the types of the arguments every `call` of it passes before the
+    # card's own (see Checker.b_call)
+    formula_calls: dict = attrs.Factory(dict)
 
     @property
     def calls(self) -> Mapping:
@@ -121,8 +125,12 @@ class _CallTable(Mapping):
 class Checker:
     """Walks a program once for declarations, then once for every body, collecting errors."""
 
-    def __init__(self, program: A.Program):
+    def __init__(self, program: A.Program, formulas: dict | None = None):
         self.p = program
+        # (kind, formula field) -> {(definition name, types of the card's arguments)}: what the card
+        # databases name, when they are known (a second check, after the cards are loaded)
+        self.formulas = formulas or {}
+        self.formula_calls: dict = {}
         self.errors = []
         self.types: dict = {}
         self.res: Resolver | None = None
@@ -171,7 +179,7 @@ class Checker:
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
-                     self.slots)
+                     self.slots, self.formula_calls)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""
@@ -291,6 +299,8 @@ class Checker:
             seen.add(f.name)
             if f.name == "name":
                 self.err(f, "`name` is implicit on every card and cannot be declared")
+            if f.type.name == "formula" and not owner.startswith("kind"):
+                self.err(f.type, "only cards have formula fields", "a formula names a definition in the card database")
             if f.type.name in ("enum", "set"):
                 if len(set(f.type.values)) != len(f.type.values):
                     self.err(f.type, "an enum value is listed twice")
@@ -417,6 +427,7 @@ class Checker:
             e = self.evaluation
             self.check_scores(e)
             self.expect(e.value, (INT,), "the evaluation")
+        self.check_formulas()
         for fn in self.funcs.values():
             if fn not in self.types:
                 # Nothing calls it: check its body for errors, but keep no types, so that a later
@@ -444,6 +455,12 @@ class Checker:
         want = FIELD_TYPES[f.type.name]
         if want == ACTION:
             self.action_value(f.default)
+            return
+        if want == FORMULA:
+            if not (isinstance(f.default, A.Lit) and f.default.value is None):
+                self.err(f.default, f"the default of formula field `{f.name}` can only be none",
+                         'a card names its formula in the card database: score = "points(3)"')
+            self.types[f.default] = NONE
             return
         if f.type.name == "set":  # a list of this enum's values
             items = f.default.items if isinstance(f.default, A.ListLit) else None
@@ -816,6 +833,42 @@ class Checker:
                 self.err(e, f"cards of kind {kind.name} have no face `{e.id}`", suggest(e.id, names))
             return
         self.expect(e, (SYM, TEXT), "a face")
+
+    # -- formulas named by card data
+    def b_call(self, e):
+        f = e.args[0]
+        t = self.expr(f)
+        lead = [self.expr(a) for a in e.args[1:]]
+        if t == ANY:
+            return INT
+        ot = self.types.get(f.obj, ANY) if isinstance(f, A.Attr) else ANY
+        if t != FORMULA or ot[0] != "card":
+            self.err(f, f"`call` runs a card's formula field, as in call(c.score, c, p); got {show(t)}")
+            return INT
+        key = (ot[1], f.name)
+        known = self.formula_calls.get(key)
+        if known is None:
+            self.formula_calls[key] = lead
+        elif len(known) != len(lead) or not all(_compatible(a, b) for a, b in zip(lead, known)):
+            self.err(e, f"every `call` of {ot[1]}'s `{f.name}` passes the same arguments before the card's own: "
+                        f"here {', '.join(map(show, lead)) or 'none'}, elsewhere {', '.join(map(show, known)) or 'none'}")
+        return INT
+
+    def check_formulas(self):
+        """Type every definition the card databases name in a formula field, with the arguments of
+        its `call`s followed by the card's own; each must give a number."""
+        for key, uses in sorted(self.formulas.items()):
+            lead = self.formula_calls.get(key)
+            if lead is None:
+                continue  # never called: never run
+            for name, data_types in sorted(uses):
+                fn = self.funcs.get(name)
+                if fn is None:
+                    continue  # reported with its place in the card database (cards.cross_check)
+                result = self.type_func(fn, list(lead) + list(data_types), fn)
+                if not _compatible(result, INT):
+                    self.err(fn, f"`{name}` is a formula of {key[0]}'s `{key[1]}` in the card database, so it must "
+                                 f"give a number, not {show(result)}")
 
     def b_faces(self, e):
         self._faced_card(e.args[0], "faces")
@@ -1548,7 +1601,7 @@ def _compatible(t, want) -> bool:
         return _compatible(t[1], want[1])
     if t[0] == want[0] and t[0] in ("card", "def", "zone", "cell", "line", "space", "grid"):
         return t[1] is None or want[1] is None or t[1] == want[1]
-    if want == ACTION and t == NONE:
+    if want in (ACTION, FORMULA) and t == NONE:
         return True
     return False
 
@@ -1597,9 +1650,23 @@ def check_expression(model: Model, expr, path: str = "<expression>", source: str
     return t, c.types, c.res.bindings
 
 
-def check(program: A.Program) -> Model:
-    """Check a parsed program; raise CheckError with every problem found."""
-    return Checker(with_named_enums(program)).run()
+def check(program: A.Program, formulas: dict | None = None) -> Model:
+    """Check a parsed program; raise CheckError with every problem found. `formulas` are the
+    definitions the card databases name in formula fields, once they are loaded (see b_call)."""
+    return Checker(with_named_enums(program), formulas).run()
+
+
+def formula_uses(model: Model, db) -> dict:
+    """What the card databases name in formula fields: (kind, field) -> {(definition name, the
+    static types of the card's arguments)}, for the second check (see Checker.check_formulas)."""
+    sort_types = {"int": INT, "bool": BOOL, "text": TEXT, "name": SYM, "list": T_list(INT)}
+    out: dict = {}
+    for d in db.defs + db.face_defs:
+        for f in model.kinds[d.kind].fields:
+            value = d.fields.get(f.name) if f.type.name == "formula" else None
+            if value is not None:
+                out.setdefault((d.kind, f.name), set()).add((value[0], tuple(sort_types[s] for s in value[2])))
+    return out
 
 
 def with_named_enums(program: A.Program) -> A.Program:

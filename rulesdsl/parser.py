@@ -283,6 +283,10 @@ class _ToAst(Transformer):
         return A.TypeRef("named", (), self.span(meta), str(c[0]))
 
     @v_args(meta=True)
+    def type_formula(self, meta, c):
+        return A.TypeRef("formula", (), self.span(meta))
+
+    @v_args(meta=True)
     def type_enum_set(self, meta, c):
         return A.TypeRef("set", tuple(str(x) for x in c), self.span(meta))
 

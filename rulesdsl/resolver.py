@@ -88,6 +88,8 @@ BUILTINS = {
     "slot_of": (1, 1, "the name of the slot holding a card, or none"),
     "attached": (1, 1, "the cards in the slots of a card (or of every card of a collection)"),
     "room": (2, 2, "how many more cards a card's slot takes"),
+    "call": (1, 16, "the number a card's formula field computes: its definition, given these arguments "
+                    "and then the card's own"),
     "faces": (1, 1, "the names of the faces a card has, in the order its kind declares them"),
     "face": (2, 2, "a card's face of that name, read like a definition (`face(c, top).cost`), or none"),
     "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),

@@ -166,7 +166,7 @@ def _field(f):
     else:
         kind = (f.type.named if f.type.named is not None
                 else f"enum({', '.join(f.type.values)})" if f.type.name == "enum"
-                else "list of int" if f.type.name == "list" else f.type.name)
+                else "list of int" if f.type.name == "list" else f.type.name)  # int, bool, text, action, formula
     return f"{f.name}: {kind}{default}"
 
 
