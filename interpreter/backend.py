@@ -311,6 +311,7 @@ class ClosureBackend:
         var = r.var
         end = r.end
         prompt = f"choose {var}"
+        parts = [(self.c.expr(e), t) for e, t in r.label]
 
         def choose(rt, fr):
             env = fr.env
@@ -318,7 +319,10 @@ class ClosureBackend:
             if not values:
                 fr.pc = end
                 return None
-            labels, values = rt.options_for(values, elem)
+            if parts:
+                labels, values = rt.labelled(values, var, parts, env)
+            else:
+                labels, values = rt.options_for(values, elem)
             who = by(rt, env) if by else fr.active
             return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values, "elem": elem})
         return choose

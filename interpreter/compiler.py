@@ -1105,7 +1105,8 @@ class Compiler:
         self.patch(proc, ask, targets=tuple(targets), end=len(proc.ir))
 
     def s_ChooseItem(self, proc, s):
-        ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span))
+        label = tuple((e, self.t(e)) for e in s.label)
+        ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span, label))
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
 

@@ -212,6 +212,7 @@ class AskItem:
     by: object
     end: int
     span: A.Span
+    label: tuple = ()  # (expression, static type) pairs: how each element is shown, if given
 
     def __str__(self):
         return f"ask_item {self.var} in {show(self.source)} by={show(self.by)} else {self.end}"

@@ -10,17 +10,23 @@ from __future__ import annotations
 import copy
 
 
-def label(prog, st, value, t) -> str:
-    """How a value of static type `t` is shown to a player and in traces."""
+def label(prog, st, value, t, numbered: bool = False) -> str:
+    """How a value of static type `t` is shown to a player and in traces. `numbered`: a card is
+    told from the cards of the same name in its place by its rank among them (`Ash #2`)."""
     kind = t[0]
     if value is None:
         return "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     if kind == "list":
-        return "[" + ", ".join(label(prog, st, v, t[1]) for v in value) + "]"
+        return "[" + ", ".join(label(prog, st, v, t[1], numbered) for v in value) + "]"
     if kind == "card":
-        return prog.names[st.card_def[value]]
+        name = prog.names[st.card_def[value]]
+        if numbered:
+            same = [c for c in st.zones.get(st.loc[value], ()) if prog.names[st.card_def[c]] == name]
+            if len(same) > 1:
+                return f"{name} #{same.index(value) + 1}"
+        return name
     if kind == "def":
         return prog.names[value]
     if kind == "player":

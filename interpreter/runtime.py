@@ -440,6 +440,22 @@ class Run:
     def label(self, value, t) -> str:
         return present.label(self.prog, self.st, value, t)
 
+    def labelled(self, values, var, parts, env):
+        """Options shown by a choice's `label`: each element's values joined by spaces (a card as
+        its name, numbered `#k` among the cards of that name in its place), in the collection's
+        order; elements shown alike are one option (the first of them)."""
+        saved = env.get(var)
+        labels, kept, seen = [], [], set()
+        for v in values:
+            env[var] = v
+            text = " ".join(present.label(self.prog, self.st, f(self, env), t, numbered=True) for f, t in parts)
+            if text not in seen:
+                seen.add(text)
+                labels.append(text)
+                kept.append(v)
+        env[var] = saved
+        return labels, kept
+
     def options_for(self, values, elem_type):
         return present.options_for(self.prog, self.st, values, elem_type)
 

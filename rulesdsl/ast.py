@@ -643,13 +643,15 @@ class ChooseOptions:
 
 @node
 class ChooseItem:
-    """A choice of one element of a collection."""
+    """A choice of one element of a collection; `label`, if given, shows each element as its
+    values (evaluated with the variable bound to the element) joined by spaces."""
 
     var: str
     coll: Any
     by: Any
     body: tuple
     span: Span
+    label: tuple = ()
 
 
 @node

@@ -787,6 +787,10 @@ class Checker:
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
         self.bind(s, s.var, self.elem_type(s.coll))
+        for e in s.label:
+            t = self.expr(e)
+            if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
+                self.err(e, f"a label shows values such as cards, numbers, names and texts, not {show(t)}")
         self.block(s.body)
 
     def s_Pick(self, s):

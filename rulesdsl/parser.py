@@ -762,7 +762,10 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def choose_item(self, meta, c):
-        return A.ChooseItem(str(c[0]), c[1], c[2], c[3], self.span(meta))
+        return A.ChooseItem(str(c[0]), c[1], c[2], c[4], self.span(meta), tuple(c[3] or ()))
+
+    def label_part(self, c):
+        return tuple(c)
 
     @v_args(meta=True)
     def pick_stmt(self, meta, c):

@@ -463,7 +463,10 @@ class Resolver:
         if s.by is not None:
             self.expr(s.by, scope)
         self.expr(s.coll, scope)
-        self.block(s.body, self._bind(_Scope(scope), s, s.var, "choose"))
+        inner = self._bind(_Scope(scope), s, s.var, "choose")
+        for e in s.label:
+            self.expr(e, inner)
+        self.block(s.body, inner)
 
     def s_Pick(self, s, scope):
         if s.by is not None:

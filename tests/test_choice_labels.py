@@ -1,0 +1,76 @@
+"""Choice labels: `choose x in coll label a, b, ...` shows each element as its values joined by
+spaces, a card numbered among the cards of its name in its place (`above Ash #2`)."""
+from __future__ import annotations
+
+import pytest
+
+from interpreter.engine import Engine
+from rulesdsl import unparse
+from rulesdsl.errors import LanguageError
+
+CARDS = """
+[[Card]]
+name = "Ash"
+[[Card]]
+name = "Oak"
+[[Card]]
+name = "Owl"
+"""
+
+RULES = """
+game "Labels" { players 1..1 cards "labels.toml" }
+kind Card {
+    slot above: row of Card limit 1
+}
+zone supply: row of Card
+zone forest: row of Card
+setup {
+    create defs(Card) into supply
+    create first(defs(Card)) into forest
+    create defs(Card) into forest
+}
+round {
+    phase play each p {
+        choose h in forest where room(it, above) > 0 label "above", h, "at", index_of(forest, h) + 1 {
+            move first(supply) to slot(h, above)
+        }
+        if count(supply) == 0 { end game }
+    }
+}
+"""
+
+
+def load(tmp_path, rules=RULES, backend="source"):
+    (tmp_path / "labels.toml").write_text(CARDS)
+    (tmp_path / "labels.lf").write_text(rules)
+    return Engine.load(tmp_path / "labels.lf", backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["source", "closures"])
+def test_a_label_names_each_option_in_the_collections_order(tmp_path, backend):
+    engine = load(tmp_path, backend=backend)
+    st = engine.new_game(1, 1)
+    # The forest holds Ash, Ash, Oak, Owl: the two Ash are told apart by their rank.
+    assert st.pending["prompt"] == "choose h"
+    assert st.pending["options"] == ["above Ash #1 at 1", "above Ash #2 at 2", "above Oak at 3", "above Owl at 4"]
+    st = engine.apply(st, "above Ash #2 at 2")
+    assert st.pending["options"] == ["above Ash #1 at 1", "above Oak at 3", "above Owl at 4"]
+
+
+def test_elements_shown_alike_are_one_option(tmp_path):
+    engine = load(tmp_path, RULES.replace('label "above", h, "at", index_of(forest, h) + 1', 'label h.name'))
+    st = engine.new_game(1, 1)
+    assert st.pending["options"] == ["Ash", "Oak", "Owl"]  # the first Ash stands for both
+
+
+def test_a_label_is_written_back_and_checked(tmp_path):
+    engine = load(tmp_path)
+    phase = engine.program.model.round.phases[0]
+    line = next(ln for ln in unparse.phase(phase, 0) if "choose h" in ln)
+    assert 'label "above", h, "at", index_of(forest, h) + 1 {' in line
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, RULES.replace('label "above", h,', 'label "above", forest,'))
+    assert "a label shows values such as cards, numbers, names and texts, not zone" in err.value.render()
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, RULES.replace('label "above", h,', 'label "above", g,'))
+    assert "unknown name `g`" in err.value.render()
