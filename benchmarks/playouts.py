@@ -30,7 +30,9 @@ from rulesdsl.errors import LanguageError  # noqa: E402
 from interpreter.lab import games, show  # noqa: E402
 
 CONFIGS = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/duel.lf", 2),
-           ("rulesets/kodama.lf", 2), ("rulesets/kodama.lf", 3), ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1)]
+           ("rulesets/kodama.lf", 2), ("rulesets/kodama.lf", 3), ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1),
+           ("rulesets/dartmoor.lf", 2), ("rulesets/dartmoor.lf", 3), ("rulesets/dartmoor.lf", 4),
+           ("rulesets/dartmoor.lf", 5)]
 
 
 def measure(ruleset: str, players: int, count: int, params: dict, workers: int, console) -> dict:

@@ -857,6 +857,10 @@ class Compiler:
         c, name = self.expr(e.args[0]), self.expr(e.args[1])
         return lambda rt, env: rt.room(c(rt, env), name(rt, env))
 
+    def b_zone_of(self, e):
+        c = self.expr(e.args[0])
+        return lambda rt, env: rt.zone_of(c(rt, env))
+
     def b_host(self, e):
         c = self.expr(e.args[0])
         return lambda rt, env: rt.host(c(rt, env))

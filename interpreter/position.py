@@ -3,6 +3,7 @@
     state = engine.new_game(players, seed, setup_only=True)      # set-up done, nothing played
     pos = engine.arrange(state)
     pos.fill_zone("P1.hand", ["Card A", "Card B"])               # bottom first
+    pos.fill_zone("P1.row[2].above", ["Card D"])                 # a slot of the row's 2nd card
     pos.fill_cell("P1.board", 2, 3, "Card C")                    # column, row
     pos.set_counter("P1.points", 4)                              # `name`, `P1.name`, `name[key]`
     pos.give_marker("first", 2)                                  # seats from 1
@@ -12,8 +13,10 @@
 Arranging is not playing: no card moves through the rules, no trigger runs, nothing is traced.
 Cards displaced from an arranged zone or cell are put aside, in a zone named `set_aside` that no
 rule reads; a named card is taken from there first, then from the owner's zones, then from shared
-zones, then from anywhere else; a card that the set-up did not create is created. Every mistake is
-a `PositionError` (a ValueError) saying what is wrong and, where it can, what would be right.
+zones, then from anywhere else; a card that the set-up did not create is created. A name may be
+the name of one face of a card (its own name, or a hidden face's, such as a back shared by every
+card): the card found is turned to that face. Every mistake is a `PositionError` (a ValueError)
+saying what is wrong and, where it can, what would be right.
 """
 from __future__ import annotations
 
@@ -49,17 +52,23 @@ class Position:
         st.zones.setdefault(SET_ASIDE, [])
         self._claimed: set[int] = set()
         self._by_name: dict[str, list[int]] = {}
-        for d in program.cards.defs:
+        for d in program.cards.defs + program.cards.face_defs:
             self._by_name.setdefault(d.name, []).append(d.index)
+        # A card's definitions (one per face) share the index of its first face.
+        self._card_of = [next(iter(t.values())) if t else i for i, t in enumerate(program.face_table)]
 
     def zones(self) -> list[str]:
         """The zone keys of this game (`stack1`, `P1.hand`, ...), sorted."""
         return sorted(z for z in self.st.zones if z != SET_ASIDE)
 
     def fill_zone(self, key: str, names: list[str]):
-        """Make zone `key` hold exactly the named cards, bottom first."""
+        """Make zone `key` hold exactly the named cards, bottom first. `ZONE[i].SLOT` is the slot of
+        the zone's i-th card (from 1, bottom first), arranged after that zone."""
         st = self.st
-        if key not in st.zones or key == SET_ASIDE:
+        key = self._slot_key(key)
+        if key[0] == "#":
+            st.zones.setdefault(key, [])
+        elif key not in st.zones or key == SET_ASIDE:
             zones = self.zones()
             raise PositionError(f"no zone `{key}`; zones: {', '.join(zones)}", suggest(key, zones), "key")
         for c in list(st.zones[key]):
@@ -70,6 +79,26 @@ class Position:
             except PositionError as exc:
                 exc.index = j  # which name of the list was wrong
                 raise
+
+    def _slot_key(self, key: str) -> str:
+        m = re.fullmatch(r"(.+)\[([0-9]+)\]\.([A-Za-z_][A-Za-z0-9_]*)", key)
+        if m is None:
+            return key
+        zone, i, slot = m.group(1), int(m.group(2)), m.group(3)
+        zone = self._slot_key(zone)
+        held = self.st.zones.get(zone)
+        if held is None or zone == SET_ASIDE:
+            raise PositionError(f"no zone `{zone}`", suggest(zone, self.zones()), "key")
+        if not 1 <= i <= len(held):
+            raise PositionError(f"`{zone}` holds {len(held)} cards: there is no card {i} (from 1) in it", place="key")
+        meta = self.program.slot_meta.get(slot)
+        card = held[i - 1]
+        kind = self.program.def_kind[self.st.card_def[card]]
+        if meta is None or meta.host != kind:
+            names = self.program.slots_of_kind.get(kind, ())
+            raise PositionError(f"{kind} cards have no slot `{slot}`" + (f"; slots: {', '.join(names)}" if names else ""),
+                                suggest(slot, names), "key")
+        return f"#{card}.{slot}"
 
     def fill_cell(self, key: str, x: int, y: int, name: str):
         """Put the named card on cell (x, y) of grid `key` (columns and rows from 1)."""
@@ -156,11 +185,13 @@ class Position:
             raise PositionError(f"no card named `{name}`", suggest(name, self._by_name))
         # A zone or grid holds cards of one kind: a card of another kind cannot be put there.
         base = key.split(".")[-1]
-        decl = prog.model.zones.get(base) or prog.model.grids.get(base)
-        defs = {d for d in self._by_name[name] if decl is None or prog.cards.defs[d].kind == decl.kind}
+        decl = prog.model.zones.get(base) or prog.model.grids.get(base) or (
+            prog.slot_meta[base] if key[0] == "#" else None)
+        defs = {d for d in self._by_name[name] if decl is None or prog.def_kind[d] == decl.kind}
         if not defs:
-            kinds = sorted({prog.cards.defs[d].kind for d in self._by_name[name]})
+            kinds = sorted({prog.def_kind[d] for d in self._by_name[name]})
             raise PositionError(f"`{name}` is a {' or '.join(kinds)} card, and `{key}` holds {decl.kind} cards")
+        faces = {self._card_of[d]: d for d in sorted(defs, reverse=True)}  # a card -> the face named
         owner = key.split(".")[0] + "." if "." in key else None
 
         def rank(c):
@@ -172,9 +203,11 @@ class Position:
             if "." not in loc:
                 return 2
             return 3
-        candidates = [c for c in range(len(st.card_def)) if st.card_def[c] in defs and c not in self._claimed]
+        card_of = self._card_of
+        candidates = [c for c in range(len(st.card_def)) if card_of[st.card_def[c]] in faces and c not in self._claimed]
         if candidates:
             c = min(candidates, key=lambda c: (rank(c), c))
+            st.card_def[c] = faces[card_of[st.card_def[c]]]
         else:
             if len(st.card_def) >= MAX_CARDS:
                 raise PositionError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
@@ -187,5 +220,5 @@ class Position:
 
     def _relocate(self, c: int, key: str):
         self.st.detach(c)
-        self.st.zones[key].append(c)
+        self.st.zones.setdefault(key, []).append(c)
         self.st.loc[c] = key

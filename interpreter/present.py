@@ -12,7 +12,7 @@ import copy
 
 def label(prog, st, value, t, numbered: bool = False) -> str:
     """How a value of static type `t` is shown to a player and in traces. `numbered`: a card is
-    told from the cards of the same name in its place by its rank among them (`Ash #2`)."""
+    told from the cards of the same name in its place by its rank among them (`Name #2`)."""
     kind = t[0]
     if value is None:
         return "none"

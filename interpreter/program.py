@@ -102,6 +102,7 @@ class Program:
         hidden = {(k.name, f.name) for k in model.kinds.values() for f in k.faces if f.hidden}
         self.hidden_faces = frozenset(d.index for d in every if (d.kind, d.face) in hidden)
         self.def_face = [d.face for d in every]
+        self.names_of_hidden_faces = frozenset(self.names[i] for i in self.hidden_faces)
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
         self.card_counters = frozenset(c.name for c in model.counters.values() if c.card_kind is not None)
         comp.m_player_keys = {}

@@ -732,6 +732,9 @@ class SourceCompiler(Compiler):
     def t_room(self, e):
         return f"rt.room({self.src(e.args[0])}, {self.src(e.args[1])})"
 
+    def t_zone_of(self, e):
+        return f"rt.zone_of({self.src(e.args[0])})"
+
     def t_host(self, e):
         return f"rt.host({self.src(e.args[0])})"
 

@@ -549,7 +549,7 @@ class Run:
         if self.sink is not None:
             unseen = self._unseen(st.loc[card], top=st.zones.get(st.loc[card], [None])[-1:] == [card])
             self.emit("face", {"card": "a hidden card" if unseen else self.names[was], "face": face,
-                               "now": "a hidden card" if unseen else self.names[now]})
+                               "now": "a hidden card" if unseen else self.names[now], "zone": st.loc[card]})
 
     def face(self, card, face):
         """The definition of a card's face (none if it has no such face)."""
@@ -590,6 +590,13 @@ class Run:
         if limit is None:
             raise RuleError(f"slot `{name}` has no limit, so no room to count")
         return max(0, limit - len(self.st.zones.get(key, ())))
+
+    def zone_of(self, card):
+        """The key of the zone or slot holding a card; none for no card or a card on a grid."""
+        if card is None:
+            return None
+        where = self.st.loc[card]
+        return None if where in self.st.grids else where
 
     def host(self, card):
         if card is None:

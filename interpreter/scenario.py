@@ -292,7 +292,9 @@ class Runner:
             except PositionError as exc:
                 where = at + (exc.index,) if getattr(exc, "index", None) is not None else at
                 raise self.error(where, exc.message, exc.hint, exc.place) from None
-        for key, names in start.get("zones", {}).items():
+        zones = start.get("zones", {})
+        # A card's slot (`P1.row[2].above`) is arranged after the zone holding its card.
+        for key, names in sorted(zones.items(), key=lambda kv: kv[0].count("[")):
             doing(("start", "zones", key), pos.fill_zone, key, names)
         for key, cells in start.get("grids", {}).items():
             at = ("start", "grids", key)

@@ -384,6 +384,10 @@ class PlayerSink:
             data = dict(data, card="?")
         elif kind == "reveal" and data["to"] not in ("all", me):
             data = dict(data, card="?")
+        elif kind == "face" and not self._sees(data["zone"], False):
+            # A card turned where this player does not see it: which card, and which face of it.
+            hidden = data["now"] if data["now"] in self.prog.names_of_hidden_faces else "?"
+            data = dict(data, card="?", now=hidden)
         elif kind == "choice" and event["player"] != me and self.private:
             data = dict(data, choice="?", options=["?"] * len(data["options"]))
         elif kind == "state":

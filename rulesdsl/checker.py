@@ -1444,6 +1444,12 @@ class Checker:
                          "give it one: `limit N`, or count its cards with count(slot(c, NAME))")
         return INT
 
+    def b_zone_of(self, e):
+        t = self.expr(e.args[0])
+        if t[0] not in ("card", "any", "none"):
+            self.err(e.args[0], f"`zone_of` takes a card, not {show(t)}")
+        return ("zone", t[1]) if t[0] == "card" else ANY
+
     def b_host(self, e):
         t = self.expr(e.args[0])
         if t[0] not in ("card", "any", "none"):

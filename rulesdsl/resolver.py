@@ -84,6 +84,7 @@ BUILTINS = {
     "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
     "reverse": (1, 1, "the elements of a collection in the opposite order"),
     "slot": (2, 2, "a card's slot of that name: a zone"),
+    "zone_of": (1, 1, "the zone (or card's slot) holding a card, or none on a grid"),
     "host": (1, 1, "the card whose slot holds a card, or none"),
     "slot_of": (1, 1, "the name of the slot holding a card, or none"),
     "attached": (1, 1, "the cards in the slots of a card (or of every card of a collection)"),

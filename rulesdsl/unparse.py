@@ -162,7 +162,7 @@ def stmt(s, indent: int) -> list[str]:
 
 def _field(f):
     default = f" = {expr(f.default)}" if f.default is not None else ""
-    if f.type.name == "set":
+    if f.type.name in ("set", "named_set"):
         kind = f"set of {f.type.named}" if f.type.named else f"set of enum({', '.join(f.type.values)})"
     else:
         kind = (f.type.named if f.type.named is not None

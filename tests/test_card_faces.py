@@ -106,9 +106,9 @@ def test_turn_shows_another_face_and_both_back_ends_agree(tmp_path):
         st, events = play(load(tmp_path, backend=backend), 1, {0: 0, 1: 1, 2: 1, 3: 1, 4: 0, 5: 0})
         traces.append(json.dumps(events, sort_keys=True))
         assert [e["data"] for e in events if e["event"] == "face"] == [
-            {"card": "Elm", "face": "top", "now": "Elm crown"},
-            {"card": "Owl / Fern", "face": "bottom", "now": "Fern"},
-            {"card": "Oak", "face": "back", "now": "moor"}]
+            {"card": "Elm", "face": "top", "now": "Elm crown", "zone": "pile"},
+            {"card": "Owl / Fern", "face": "bottom", "now": "Fern", "zone": "pile"},
+            {"card": "Oak", "face": "back", "now": "moor", "zone": "pile"}]
         assert logs(events) == [
             "face top 4 Elm crown 4", "table [Elm crown] 4 0 top",
             "face bottom 2 Fern 1", "table [Fern] 1 0 bottom",
@@ -205,3 +205,20 @@ def test_mistakes_in_a_cards_faces_are_placed_in_the_database(tmp_path, change, 
         load(tmp_path, cards=CARDS.replace(*change))
     text = err.value.render()
     assert message in text and f"faces.toml:{line}:" in text
+
+
+def test_a_card_turned_in_a_hand_is_not_named_in_the_other_players_trace(tmp_path):
+    from interpreter.view import PlayerSink
+    rules = RULES.replace("zone table: row of Card per player", "zone table: row of Card per player\nzone hand: row of Card private per player").replace(
+        "            move c to p.table\n", "            move c to p.hand\n            turn c to back\n            move c to p.table\n").replace(
+        "                turn c to f\n", "")
+    engine = load(tmp_path, rules)
+    st = engine.new_game(2, 1)
+    own, other = [], []
+    sinks = [PlayerSink(engine.program, 0, own.append), PlayerSink(engine.program, 1, other.append)]
+    while st.result is None:
+        st = engine.apply(st, 0, sink=lambda e: [s(e) for s in sinks])
+    turned = [e["data"] for e in own if e["event"] == "face" and e["data"]["face"] == "back"]
+    seen_by_other = [e["data"] for e in other if e["event"] == "face" and e["data"]["face"] == "back"]
+    assert turned and turned[0]["card"] != "?" and turned[0]["now"] == "moor"
+    assert seen_by_other[0]["card"] == "?" and seen_by_other[0]["now"] == "moor"

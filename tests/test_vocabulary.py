@@ -15,30 +15,32 @@ GAME_WORDS = [
     "onibi", "kodamas?", "varans?", "sanki", "fragments?", "guardians?", "spirits?", "sacred",
     "fires?", "water", "winds?", "suns?", "flowers?", "seasons?", "summer", "winter", "autumn",
     "lotus", "forests?", "clearing", "help line", "moors?", "bogs?", "caves?", "dragonfl(?:y|ies)",
-    "newts?",
+    "newts?", "tors?", "dartmoor", "heather", "lizards?", "owls?", "godwits?", "pipits?", "otters?", "beavers?",
 ]
 
 # The words the style guide and the issue name: each must be caught.
 NAMED_WORDS = ["onibi", "kodama", "varan", "sanki", "fragment", "guardian", "spirit", "sacred", "fire",
                "water", "sun", "wind", "flower", "season", "summer", "winter", "moor", "bog", "cave",
-               "dragonfly", "newt"]
+               "dragonfly", "newt", "tor"]
 
 ENGINE_FOLDERS = ("rulesdsl", "interpreter")
 
 
 def card_names(cards: Path = ROOT / "cards") -> set[str]:
-    """Every card name of every card database in `cards`."""
+    """Every card name of every card database in `cards`, the names of cards' faces included."""
     names = set()
     for path in cards.glob("*.toml"):
         for entries in tomllib.loads(path.read_text(encoding="utf-8")).values():
             for entry in entries:
                 names.add(entry["name"])
+                names.update(v["name"] for v in entry.values() if isinstance(v, dict) and "name" in v)
     return names
 
 
 def game_word_pattern(words) -> re.Pattern:
     """A case-blind pattern matching any of `words` (regexes) as a whole word."""
-    return re.compile(r"\b(" + "|".join(words) + r")\b", re.IGNORECASE)
+    # Not `\b`: a card name may end in punctuation ("Roe Deer (Ash)").
+    return re.compile(r"(?<!\w)(" + "|".join(words) + r")(?!\w)", re.IGNORECASE)
 
 
 def words_of(line: str) -> str:
