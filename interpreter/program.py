@@ -146,6 +146,11 @@ class Program:
             self.victory_win = comp.expr(v.win)
             self.victory_rank = comp.expr(v.rank)
             self.victory_reasons = [(comp.expr(c), text) for c, text in v.reasons if text is not None]
+        # Whether the scores may wait until the game ends: the `win if` lines read none of them and
+        # computing them draws nothing (a victory block that only ranks, at an `end game`).
+        read = {n.id for n in A.walk(v.win) if isinstance(n, A.Name)} if v is not None else set()
+        self.victory_lazy = v is not None and not (read & {s.name for s in v.scores}) and not any(
+            comp.chancy(s.value) for s in v.scores)
         # Each `win if A >= B` (or `A > B`) of the victory as (A, B): how far a player is from
         # meeting it, which is what a bot's default evaluation reads (interpreter/bots/evaluation.py).
         self.victory_thresholds = [] if v is None else [

@@ -357,16 +357,26 @@ class Run:
         every player is ranked by `rank by` and the best win."""
         var = self.model.victory.var
         winners, counts, ranks, envs = [], {}, {}, {}
+        lazy = self.prog.victory_lazy  # the scores are needed only once the game ends
+
+        def scored(p):
+            envs[p].update(self.scores(st, p))
+            counts[f"P{p + 1}"] = {k: envs[p][k] for k, _ in self.prog.victory_scores}
         for p in range(st.player_count):
             env = envs[p] = {var: p}
-            env.update(self.scores(st, p))
-            counts[f"P{p + 1}"] = {k: env[k] for k, _ in self.prog.victory_scores}
+            if not lazy:
+                scored(p)
             if self.prog.victory_win(self, env):
                 winners.append(p)
-                ranks[p] = self.prog.victory_rank(self, env)
+                if not lazy:
+                    ranks[p] = self.prog.victory_rank(self, env)
+        if not winners and ended is None:
+            return False
+        if lazy:
+            for p in range(st.player_count):
+                scored(p)
+            ranks = {p: self.prog.victory_rank(self, envs[p]) for p in winners}
         if not winners:
-            if ended is None:
-                return False
             ranks = {p: self.prog.victory_rank(self, envs[p]) for p in range(st.player_count)}
         ranked = winners or list(range(st.player_count))
         best = max(ranks.values())

@@ -96,3 +96,46 @@ def test_the_reason_may_be_left_out_and_the_statement_prints_back(tmp_path):
     (tmp_path / "plain.lf").write_text(text)
     st = Engine.load(tmp_path / "plain.lf").new_game(2, 1)
     assert st.result["reason"] == "the game was ended" and st.result["winners"] == []
+
+
+LAZY_RULES = """
+game "Lazy" { players 2..2 cards "tiny.toml" round_limit 5 }
+kind Token { value: int }
+zone pile: row of Token
+counter rounds = 0
+setup { }
+round {
+    phase play {
+        set rounds += 1
+        if rounds == 3 {
+            create defs(Token) into pile
+            end game "three rounds"
+        }
+    }
+}
+victory for p after play {
+    score share = 30 / count(pile)
+    win if WIN
+    rank by share + seat(p)
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["source", "closures"])
+def test_scores_no_win_line_reads_wait_for_the_end(tmp_path, backend):
+    # The pile is empty until the game ends: a score computed after rounds 1 and 2 would divide by 0.
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "lazy.lf").write_text(LAZY_RULES.replace("WIN", "rounds > 9"))
+    engine = Engine.load(tmp_path / "lazy.lf", backend=backend)
+    assert engine.program.victory_lazy
+    st = engine.new_game(2, 1)
+    assert st.result["winners"] == ["P2"] and st.result["counts"] == {"P1": {"share": 10}, "P2": {"share": 10}}
+    assert st.result["rank"] == {"P1": 11, "P2": 12}
+    # A win line that reads a score needs it every round: then the division by zero is met.
+    (tmp_path / "lazy.lf").write_text(LAZY_RULES.replace("WIN", "share > 99"))
+    engine = Engine.load(tmp_path / "lazy.lf", backend=backend)
+    assert not engine.program.victory_lazy
+    from interpreter.runtime import GameError
+    with pytest.raises(GameError) as err:
+        engine.new_game(2, 1)
+    assert "lazy.lf:" in str(err.value)
