@@ -348,6 +348,10 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             for key in entry:
                 line, col = where.value((table, i, key))
                 places[key] = (line, col, where.source_line(line))
+            for face, values in face_tables.items():  # a face's values: "face.field"
+                for key in values:
+                    line, col = where.value((table, i, face, key))
+                    places[f"{face}.{key}"] = (line, col, where.source_line(line))
             d = CardDef(table, obj.name, fields, len(defs), path, places, face_values=face_tables)
             defs.append(d)
             by_kind[table].append(d)
@@ -357,33 +361,36 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
 
 
 def cross_check(model, db: CardDB):
-    """Checks that need both the rules and the cards: action names in card data, and actions
-    that neither the rules nor the cards ever name."""
+    """Checks that need both the rules and the cards: action names and formulas in card data, and
+    actions that neither the rules nor the cards ever name."""
     errors = []
     named = set(model.used_actions)
-    for d in db.defs + db.face_defs:
+    every = db.defs + db.face_defs
+    by_index = {d.index: d for d in every}
+    for d in every:
         kind = model.kinds[d.kind]
+        first = by_index[d.faces[0][1]] if d.faces else d
         for f in kind.fields:
-            if f.type.name == "formula" and d.fields[f.name] is not None:
-                problem = _formula_problem(model, kind, f, d.fields[f.name])
-                if problem:
-                    line, col, text = d.where(d.face if d.face in d.face_values and f.name in
-                                              d.face_values[d.face] else f.name)
-                    errors.append(Diagnostic(d.path_of(f.name) or db.path, line, col,
-                                             f"{d.kind} card {d.name!r}: field {f.name!r}: {problem[0]}", problem[1], text))
-                continue
-            if f.type.name != "action":
+            if f.type.name not in ("formula", "action") or d.fields[f.name] is None:
                 continue
             value = d.fields[f.name]
-            if value is None:
-                continue
-            if value not in model.actions:
+            own = f"{d.face}.{f.name}" in d.at  # written in the face's table
+            if f.type.name == "action":
+                named.add(value)
+            if d is not first and not own and value == first.fields[f.name]:
+                continue  # the card's own value, checked on its first face
+            if f.type.name == "formula":
+                problem = _formula_problem(model, kind, f, value)
+            elif value not in model.actions:
                 hint = suggest(value, model.actions)
-                line, col, text = d.where(f.name)
-                errors.append(Diagnostic(d.path_of(f.name) or db.path, line, col, f"{d.kind} card {d.name!r}: field {f.name!r}: "
-                                         f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else ""),
-                                         None, text))
-            named.add(value)
+                problem = (f"{value!r} is not an action of the ruleset" + (f" ({hint})" if hint else ""), None)
+            else:
+                problem = None
+            if problem:
+                line, col, text = d.where(f"{d.face}.{f.name}" if own else f.name)
+                what = f"{d.kind} card {d.name!r}" + (f" (face {d.face})" if own else "")
+                errors.append(Diagnostic(d.path_of(f.name) or db.path, line, col,
+                                         f"{what}: field {f.name!r}: {problem[0]}", problem[1], text))
     if errors:
         raise CardError(errors)
     from .errors import CheckError
