@@ -195,6 +195,9 @@ class Resolver:
                         self.enum_values.update(f.type.values)
             if isinstance(b.decl, A.KindDecl):  # slot and face names are written bare, as enum values
                 self.enum_values.update(x.name for x in b.decl.slots + b.decl.faces)
+        for item in program.items:  # a named enum's values, before its fields are given them
+            if isinstance(item, A.EnumDecl):
+                self.enum_values.update(item.values)
         self._constants = {n: Binding(n, n) for n in CONSTANT_NAMES}
         self._enums = {n: Binding("enum", n) for n in sorted(self.enum_values)}
 
