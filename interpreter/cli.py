@@ -495,6 +495,12 @@ def cmd_replay(args) -> int:
     return EXIT_FAILED
 
 
+def cmd_lsp(args) -> int:
+    from .lsp import main as serve  # pygls is loaded only for this command
+    serve()
+    return EXIT_OK
+
+
 def cmd_test(args) -> int:
     engine = _load(args)
     failed = 0
@@ -609,6 +615,8 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("--trace", help="also write the replayed trace to this file")
     y.add_argument("--quiet", action="store_true", help="print only the comparison")
     y.set_defaults(func=cmd_replay)
+    ls = sub.add_parser("lsp", help="serve the language server for .lf files on stdin/stdout (docs/editors.md)")
+    ls.set_defaults(func=cmd_lsp)
     t = sub.add_parser("test", help="run scenario files")
     common(t)
     t.add_argument("scenarios", nargs="+")

@@ -33,6 +33,22 @@ DATA_MAX_BYTES = 4 << 20       # a card database or a scenario file: 4 MiB
 _OVERLAY: contextvars.ContextVar = contextvars.ContextVar("lfdsl_overlay", default=None)
 
 
+# Files being edited (path -> bytes), read instead of the disk for those paths only, the disk for
+# every other: an editor's unsaved text is checked as it stands (the language server).
+_EDITED: contextvars.ContextVar = contextvars.ContextVar("lfdsl_edited", default=None)
+
+
+@contextlib.contextmanager
+def edited(files: dict):
+    """Within the block, the given paths (normalised) read as the given bytes; the rest, and every
+    check of what a ruleset may name, as usual."""
+    token = _EDITED.set({os.path.normpath(str(k)): v for k, v in files.items()})
+    try:
+        yield
+    finally:
+        _EDITED.reset(token)
+
+
 @contextlib.contextmanager
 def overlay(files: dict):
     """Within the block, `read_bytes` and `check_readable` see only `files` (path -> bytes)."""
@@ -113,6 +129,12 @@ def check_name(written: str, resolved: str, project: Project) -> None:
 def check_readable(path: str | Path, limit: int) -> None:
     """Refuse, without opening it, anything but an existing regular file of at most `limit` bytes."""
     path = str(path)
+    being_edited = _EDITED.get()
+    if being_edited is not None and os.path.normpath(path) in being_edited:
+        if len(being_edited[os.path.normpath(path)]) > limit:
+            raise FileRefused(f"file too large: {len(being_edited[os.path.normpath(path)]):,} bytes, "
+                              f"the limit is {limit:,}")
+        return
     files = _OVERLAY.get()
     if files is not None:
         if path not in files:
@@ -138,6 +160,9 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
     path = str(path)
     check_readable(path, limit)
+    being_edited = _EDITED.get()
+    if being_edited is not None and os.path.normpath(path) in being_edited:
+        return being_edited[os.path.normpath(path)]
     files = _OVERLAY.get()
     if files is not None:
         return files[path]

@@ -1,0 +1,179 @@
+"""The language server (`lfdsl lsp`), driven over the Language Server Protocol as an editor drives
+it: a typo's diagnostic at its line and column, a definition found, a hover with the declaration's
+comment, completion of declared names, and the diagnostics cleared once the text is fixed."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+RULES = """game "Tiny" { players 2..2 cards "tiny.toml" }
+kind Token { value: int }
+zone pile: row of Token
+# Twice a number: the bonus of the rules.
+def double(n) = n * 2
+setup { create defs(Token) into pile }
+round {
+    phase play each p {
+        log "x", double(count(pile)) + doubel(1)
+        win p "done"
+    }
+}
+"""
+
+
+class Client:
+    """A minimal LSP client: Content-Length framed JSON-RPC over the server's pipes."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+        self.notifications = []
+
+    def send(self, method, params, request=True):
+        msg = {"jsonrpc": "2.0", "method": method, "params": params}
+        if request:
+            self.next_id += 1
+            msg["id"] = self.next_id
+        body = json.dumps(msg).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+        return msg.get("id")
+
+    def read(self):
+        length = 0
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise EOFError("the server closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.proc.stdout.read(length))
+
+    def request(self, method, params):
+        wanted = self.send(method, params)
+        while True:
+            msg = self.read()
+            if msg.get("id") == wanted and "method" not in msg:
+                return msg.get("result")
+            if "method" in msg:
+                self.notifications.append(msg)
+
+    def diagnostics_for(self, uri):
+        while True:
+            for i, msg in enumerate(self.notifications):
+                if msg["method"] == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
+                    return self.notifications.pop(i)["params"]["diagnostics"]
+            msg = self.read()
+            if "method" in msg:
+                self.notifications.append(msg)
+
+    def close(self):
+        try:
+            self.request("shutdown", None)
+            self.send("exit", None, request=False)
+            self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture
+def client():
+    c = Client()
+    c.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    c.send("initialized", {}, request=False)
+    yield c
+    c.close()
+
+
+def test_the_server_reports_a_typo_finds_a_definition_hovers_and_completes(tmp_path, client):
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "lfdsl.toml").write_text("")
+    path = tmp_path / "tiny.lf"
+    path.write_text(RULES)
+    uri = f"file://{path}"
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
+                                                          "text": RULES}}, request=False)
+    diags = client.diagnostics_for(uri)
+    assert len(diags) == 1
+    d = diags[0]
+    assert "doubel" in d["message"] and "did you mean `double`" in d["message"]
+    # Line 9 of the file, column 40 (both from 1): `doubel` in the log line.
+    assert d["range"]["start"] == {"line": 8, "character": RULES.splitlines()[8].index("doubel")}
+
+    line = RULES.splitlines()[8]
+    at = {"line": 8, "character": line.index("double(") + 2}
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": at})
+    assert found["uri"] == uri and found["range"]["start"] == {"line": 4, "character": 0}
+
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": at})
+    text = hover["contents"]["value"]
+    assert "def double(n) = n * 2" in text and "Twice a number: the bonus of the rules." in text
+
+    builtin = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                    "position": {"line": 8, "character": line.index("count(") + 1}})
+    assert "built-in `count`" in builtin["contents"]["value"]
+
+    items = client.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": at})
+    labels = {i["label"] for i in items["items"]}
+    assert {"double", "pile", "Token", "count", "choose"} <= labels
+
+    fixed = RULES.replace("doubel(1)", "double(1)")
+    client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                           "contentChanges": [{"text": fixed}]}, request=False)
+    assert client.diagnostics_for(uri) == []
+
+
+def test_a_card_database_error_is_published_for_the_card_file(tmp_path, client):
+    (tmp_path / "tiny.toml").write_text('[[Token]]\nname = "Red"\nvalue = "one"\n')
+    (tmp_path / "lfdsl.toml").write_text("")
+    path = tmp_path / "tiny.lf"
+    text = RULES.replace("doubel(1)", "double(1)")
+    path.write_text(text)
+    uri = f"file://{path}"
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
+                                                          "text": text}}, request=False)
+    card_uri = f"file://{tmp_path / 'tiny.toml'}"
+    diags = client.diagnostics_for(card_uri)
+    assert diags and "expected int" in diags[0]["message"] and diags[0]["range"]["start"]["line"] == 2
+
+
+def test_the_textmate_grammar_knows_every_word_and_built_in():
+    import re
+
+    from rulesdsl.resolver import BUILTINS
+    grammar = json.loads((ROOT / "editors" / "vscode" / "syntaxes" / "lfdsl.tmLanguage.json").read_text())
+    patterns = []
+
+    def collect(node):
+        if isinstance(node, dict):
+            if "match" in node:
+                patterns.append((node.get("name", ""), re.compile(node["match"])))
+            for v in node.values():
+                collect(v)
+        elif isinstance(node, list):
+            for v in node:
+                collect(v)
+    collect(grammar["repository"])
+    words = set(re.findall(r'"([a-z_]+)"', (ROOT / "rulesdsl" / "grammar.lark").read_text()))
+    for word in sorted(words):
+        assert any(p.fullmatch(word) for _, p in patterns), word
+    for name in BUILTINS:
+        assert any(scope.startswith("support.function") and p.match(f"{name}(") for scope, p in patterns), name
+
+    def scope_of(text):
+        return next(scope for scope, p in patterns if p.match(text))
+    assert scope_of("# a comment").startswith("comment")
+    assert scope_of('"a text"').startswith("string")
+    declared = next(p for scope, p in patterns if "declaration" in scope or p.pattern.startswith("\\b(def|"))
+    assert declared.match("def double").group(2) == "double"
+    package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text())
+    assert package["contributes"]["grammars"][0]["scopeName"] == grammar["scopeName"]
