@@ -51,6 +51,8 @@ def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "
         raise ValueError(f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}")
     out = []
     for seat, s in enumerate(specs):
+        if s.name == "human":
+            raise ValueError("`human` is a person at the table: play with `lfdsl play`, or give a bot here")
         if s.name in AGENTS:
             out.append(AGENTS[s.name](seed, seat))
         elif engine is None:

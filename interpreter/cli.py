@@ -495,6 +495,37 @@ def cmd_replay(args) -> int:
     return EXIT_FAILED
 
 
+def cmd_play(args) -> int:
+    from .bots import parse_agents
+    from .table.app import PlayApp  # Textual is loaded only for this command
+    from .table.session import Table
+    if args.resume:
+        table = Table.resume(args.resume)
+    else:
+        engine = _load(args)
+        game = engine.model.game
+        players = args.players or game.default_players
+        if not game.min_players <= players <= game.max_players:
+            raise UsageError(f"{game.name} is played by {player_range(game.min_players, game.max_players)}, not {players}")
+        if not 1 <= args.seat <= players:
+            raise UsageError(f"--seat takes a seat from 1 to {players}, not {args.seat}")
+        agents = args.agents
+        if "human" not in [s.name for s in parse_agents(agents)]:
+            bots = [s.text for s in parse_agents(agents)]
+            bots = bots * players if len(bots) == 1 else bots
+            if len(bots) == players:
+                bots[args.seat - 1] = "human"
+            else:
+                bots.insert(args.seat - 1, "human")
+            agents = ",".join(bots)
+        seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+        table = Table(engine, players, seed, agents)
+    PlayApp(table, args.save).run()
+    if args.save:
+        table.save(args.save)
+    return EXIT_OK
+
+
 def cmd_lsp(args) -> int:
     from .lsp import main as serve  # pygls is loaded only for this command
     serve()
@@ -615,6 +646,17 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("--trace", help="also write the replayed trace to this file")
     y.add_argument("--quiet", action="store_true", help="print only the comparison")
     y.set_defaults(func=cmd_replay)
+    pl = sub.add_parser("play", help="play a game at the terminal against bots (docs/play.md)")
+    common(pl)
+    pl.add_argument("--players", type=int)
+    pl.add_argument("--seed", type=int, default=None, help="the game's seed (default: a new one)")
+    pl.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")
+    pl.add_argument("--agents", default="random",
+                    help="the bots at the other seats, or one agent per seat with `human` for each person "
+                         "(human,mcts; human,human for two people at one terminal)")
+    pl.add_argument("--save", metavar="FILE", help="where `s` and leaving save the game (default lfdsl-save.json)")
+    pl.add_argument("--resume", metavar="FILE", help="go on with a saved game")
+    pl.set_defaults(func=cmd_play)
     ls = sub.add_parser("lsp", help="serve the language server for .lf files on stdin/stdout (docs/editors.md)")
     ls.set_defaults(func=cmd_lsp)
     t = sub.add_parser("test", help="run scenario files")

@@ -29,6 +29,7 @@ state is seeded from the same `random.Random`.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 
 from . import present
@@ -398,4 +399,33 @@ class PlayerSink:
                      for k, cells in data["grids"].items()}
             data = dict(data, zones=zones, grids=grids)
             data.pop("rng", None)
+        if self.prog.slot_meta or self.prog.card_counters:
+            data = _without_card_numbers(data)
         self.inner(dict(event, data=data))
+
+
+_SLOT_KEY = re.compile(r"#[0-9]+\.")
+
+
+def _without_card_numbers(data):
+    """An event's data with the game's card numbers taken out, since a number tells which card it
+    is (cards are numbered as they are made), which a player may not know of a face-down card: a
+    card's slot `#17.above` is written `#?.above` (in a `state` event `#?1.above`, `#?2.above`, ...
+    in the order of the zones), a card's counter `eggs[Name #17]` as `eggs[Name]`."""
+    data = dict(data)
+    for field in ("from", "to", "zone"):
+        if isinstance(data.get(field), str):
+            data[field] = _SLOT_KEY.sub("#?.", data[field])
+    if isinstance(data.get("name"), str) and data["name"].endswith("]"):
+        data["name"] = re.sub(r" #[0-9]+\]$", "]", data["name"])
+    if isinstance(data.get("zones"), dict):
+        numbers: dict = {}
+
+        def renamed(key):
+            m = _SLOT_KEY.match(key)
+            if m is None:
+                return key
+            n = numbers.setdefault(m.group(), len(numbers) + 1)
+            return f"#?{n}." + key[m.end():]
+        data["zones"] = {renamed(k): v for k, v in data["zones"].items()}
+    return data

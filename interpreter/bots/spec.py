@@ -32,6 +32,7 @@ class AgentSpec:
 PARAMETERS = {
     "first": {},
     "random": {},
+    "human": {},  # a person at the table (`lfdsl play`); other commands refuse it
     "greedy": {
         "follow": (int, 4, 0, "own decisions after the option followed by the one-step rule before it is scored"),
     },

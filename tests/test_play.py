@@ -1,0 +1,199 @@
+"""`lfdsl play`: the terminal table (interpreter/table). A whole Duel game played through Textual's
+test pilot, a screen that shows only what its player may see, save and resume giving the same
+game as one played without a break, a changed ruleset refused, undo, and hot seat."""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+
+import pytest
+
+from interpreter.engine import Engine
+from interpreter.table.app import Cover, PlayApp, board_text, rule_text
+from interpreter.table.session import SaveError, Table
+from interpreter.trace import JsonLinesSink
+
+from .conftest import ROOT
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_a_whole_duel_is_played_at_the_table_with_the_keyboard():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    table = Table(engine, 2, 3, "human,random")
+    app = PlayApp(table)
+
+    async def play():
+        async with app.run_test(size=(140, 44)) as pilot:
+            presses = 0
+            while not table.over and presses < 1000:
+                await pilot.press("enter")  # the highlighted option: the first
+                presses += 1
+            await pilot.pause()
+            prompt = str(app.query_one("#prompt").render())
+            return presses, prompt
+    presses, prompt = run(play())
+    assert table.over and presses > 5
+    assert prompt.startswith("Game over. Winners:")
+    # Every decision of seat 1 was the person's: the first option each time.
+    assert len(table.history) > presses
+
+
+def test_numbers_and_the_start_of_a_label_choose():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    table = Table(engine, 2, 3, "human,random")
+    app = PlayApp(table)
+
+    async def play():
+        async with app.run_test(size=(140, 44)) as pilot:
+            while len(table.state.pending["options"]) < 2:
+                await pilot.press("enter")
+            labels = list(table.state.pending["options"])
+            done = len(table.history)
+            await pilot.press("2")
+            first = table.history[done]
+            labels2 = list(table.state.pending["options"]) if not table.over else []
+            target = next((i for i, label in enumerate(labels2) if label[0].isalpha() and label[0].lower() not in "suhq"
+                           and all(not other.lower().startswith(label[0].lower()) for other in labels2[:i])), None)
+            if target is not None:
+                await pilot.press(labels2[target][0].lower())
+                await pilot.press("enter")
+            return labels, first, target
+    labels, first, target = run(play())
+    assert len(labels) >= 2 and first == 1  # "2" took the second option
+    if target is not None:
+        assert table.history[-1] == target or table.over
+
+
+def duel_states():
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    st = engine.new_game(2, 5)
+    other = st.clone()
+    deck = other.zones["P2.deck"]
+    i, j = next((i, j) for i in range(len(deck)) for j in range(len(deck)) if other.card_def[deck[i]] != other.card_def[deck[j]])
+    other.card_def[deck[i]], other.card_def[deck[j]] = other.card_def[deck[j]], other.card_def[deck[i]]
+    return engine, st, other
+
+
+def test_the_screen_shows_only_what_its_player_sees():
+    engine, st, other = duel_states()
+    assert board_text(engine, st, 0) == board_text(engine, other, 0)
+    text = board_text(engine, st, 0)
+    assert "P2.deck:" in text and "hidden" in text.split("P2.deck:")[1].splitlines()[0]
+    # The events panel reads the events through the player's filter.
+    table = Table(Engine.load(ROOT / "rulesets" / "dartmoor.lf"), 2, 23, "human,random")
+    app = PlayApp(table)
+    table.advance()
+    for _ in range(25):
+        if table.over:
+            break
+        table.choose(0)
+    shown = "\n".join(app.events[0])
+    assert "#?." in shown and not re.search(r"#[0-9]+\.", shown)  # slots, never by card number
+    drawn = [line for line in app.events[0] if "-> P2.hand" in line]
+    assert drawn and all(line.strip().startswith(("?", "a hidden card")) for line in drawn)
+
+
+def scripted(engine, seed, stop=None, save=None):
+    """Seat 1 takes its first option every time; returns the table and its JSON Lines trace."""
+    out = []
+    table = Table(engine, 2, seed, "human,random", sink=JsonLinesSink(_Lines(out)))
+    table.advance()
+    while not table.over:
+        if stop is not None and len(table.history) >= stop:
+            table.save(save)
+            return table, out
+        table.choose(0)
+    return table, out
+
+
+class _Lines:
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text):
+        self.out.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_save_at_decision_40_resume_and_finish_give_the_uninterrupted_game(tmp_path):
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    _, whole = scripted(engine, 7)
+    save = tmp_path / "game.json"
+    scripted(engine, 7, stop=40, save=save)
+    data = json.loads(save.read_text())
+    assert data["format"] == "lfdsl saved game 1" and len(data["history"]) >= 40
+    out = []
+    table = Table.resume(save, sink=JsonLinesSink(_Lines(out)))
+    while not table.over:
+        table.choose(0)
+    assert "".join(out) == "".join(whole)
+
+
+def test_a_changed_ruleset_refuses_to_resume(tmp_path):
+    for name in ("duel.lf",):
+        shutil.copy(ROOT / "rulesets" / name, tmp_path / name)
+    (tmp_path / "cards").mkdir()
+    shutil.copy(ROOT / "cards" / "duel.toml", tmp_path / "cards" / "duel.toml")
+    (tmp_path / "lfdsl.toml").write_text("")
+    rules = tmp_path / "duel.lf"
+    rules.write_text(rules.read_text().replace('"../cards/duel.toml"', '"cards/duel.toml"'))
+    engine = Engine.load(rules)
+    save = tmp_path / "game.json"
+    scripted(engine, 3, stop=10, save=save)
+    rules.write_text(rules.read_text().replace("param fire_goal = 8", "param fire_goal = 9"))
+    with pytest.raises(SaveError) as err:
+        Table.resume(save)
+    assert "the game was saved with other rules" in err.value.render() and "duel.lf" in err.value.render()
+
+
+def test_undo_takes_the_game_back_to_the_persons_previous_decision():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    table = Table(engine, 2, 11, "human,random")
+    table.advance()
+    before = (list(table.state.pending["options"]), len(table.history))
+    table.choose(0)
+    while not table.over and table.seat_to_play != 0:
+        table.advance()
+    assert table.undo()
+    assert (list(table.state.pending["options"]), len(table.history)) == before
+    assert table.seat_to_play == 0
+
+
+def test_hot_seat_covers_the_board_between_two_people():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    table = Table(engine, 2, 3, "human,human")
+    app = PlayApp(table)
+
+    async def play():
+        async with app.run_test(size=(140, 44)) as pilot:
+            first = table.seat_to_play
+            while table.seat_to_play == first:
+                await pilot.press("enter")
+            await pilot.pause()
+            covered = isinstance(app.screen, Cover)
+            await pilot.press("enter")  # the next person uncovers the board
+            await pilot.pause()
+            return covered, isinstance(app.screen, Cover), app.shown_seat
+    covered, still, shown = run(play())
+    assert covered and not still and shown == table.seat_to_play
+
+
+def test_the_rule_being_decided_is_shown_from_its_source():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    table = Table(engine, 2, 3, "human,random")
+    table.advance()
+    text = rule_text(engine, table.state)
+    assert "duel.lf:" in text and "choose" in text
+
+
+def test_the_command_refuses_a_seat_that_does_not_exist(capsys):
+    from interpreter.cli import main
+    assert main(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "3"]) == 2
+    assert "--seat takes a seat from 1 to 2, not 3" in capsys.readouterr().err
