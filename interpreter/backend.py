@@ -310,7 +310,7 @@ class ClosureBackend:
         elem = r.elem
         var = r.var
         end = r.end
-        prompt = f"choose {var}"
+        prompt = r.prompt if r.prompt is not None else f"choose {var}"
         parts = [(self.c.expr(e), t) for e, t in r.label]
 
         def choose(rt, fr):

@@ -501,6 +501,8 @@ def cmd_play(args) -> int:
     from .table.session import Table
     if args.resume:
         table = Table.resume(args.resume)
+    elif args.ruleset is None:
+        raise UsageError("play needs a ruleset, or --resume FILE")
     else:
         engine = _load(args)
         game = engine.model.game
@@ -647,7 +649,10 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("--quiet", action="store_true", help="print only the comparison")
     y.set_defaults(func=cmd_replay)
     pl = sub.add_parser("play", help="play a game at the terminal against bots (docs/play.md)")
-    common(pl)
+    pl.add_argument("ruleset", nargs="?", help="a .lf rules file (not needed with --resume)")
+    pl.add_argument("--cards", help="card database (default: the ruleset's `cards` line)")
+    pl.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
+    search(pl)
     pl.add_argument("--players", type=int)
     pl.add_argument("--seed", type=int, default=None, help="the game's seed (default: a new one)")
     pl.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")

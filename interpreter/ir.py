@@ -213,6 +213,7 @@ class AskItem:
     end: int
     span: A.Span
     label: tuple = ()  # (expression, static type) pairs: how each element is shown, if given
+    prompt: str | None = None  # the question, if the rules give one
 
     def __str__(self):
         return f"ask_item {self.var} in {show(self.source)} by={show(self.by)} else {self.end}"

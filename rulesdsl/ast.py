@@ -652,6 +652,7 @@ class ChooseItem:
     body: tuple
     span: Span
     label: tuple = ()
+    prompt: str | None = None  # the question shown to the chooser; `choose NAME` when not given
 
 
 @node

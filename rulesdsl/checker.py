@@ -786,6 +786,8 @@ class Checker:
         self.check_unseen_choice(s, "choose")
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
+        if s.prompt is not None and not s.prompt.strip():
+            self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
         self.bind(s, s.var, self.elem_type(s.coll))
         for e in s.label:
             t = self.expr(e)

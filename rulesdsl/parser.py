@@ -762,7 +762,8 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def choose_item(self, meta, c):
-        return A.ChooseItem(str(c[0]), c[1], c[2], c[4], self.span(meta), tuple(c[3] or ()))
+        prompt = str(c[2]) if c[2] is not None else None
+        return A.ChooseItem(str(c[0]), c[1], c[3], c[5], self.span(meta), tuple(c[4] or ()), prompt)
 
     def label_part(self, c):
         return tuple(c)

@@ -124,7 +124,8 @@ def stmt(s, indent: int) -> list[str]:
         return out
     if t is A.ChooseItem:
         label = (" label " + ", ".join(expr(e) for e in s.label)) if s.label else ""
-        return _braced(f"choose {s.var} in {expr(s.coll)}{_by(s.by)}{label}", s.body, indent)
+        prompt = f' "{s.prompt}"' if s.prompt is not None else ""
+        return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
     if t is A.Pick:
         return _braced(f"pick {'optional ' if s.optional else ''}{s.var} in {expr(s.coll)} spend {expr(s.cost)} "
                        f"within {expr(s.budget)}{_by(s.by)}",

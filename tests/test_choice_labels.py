@@ -74,3 +74,16 @@ def test_a_label_is_written_back_and_checked(tmp_path):
     with pytest.raises(LanguageError) as err:
         load(tmp_path, RULES.replace('label "above", h,', 'label "above", g,'))
     assert "unknown name `g`" in err.value.render()
+
+
+def test_a_choice_of_an_element_asks_its_own_question(tmp_path):
+    rules = RULES.replace("choose h in forest where room(it, above) > 0 label",
+                          'choose h in forest where room(it, above) > 0 "where it goes" label')
+    engine = load(tmp_path, rules)
+    st = engine.new_game(1, 1)
+    assert st.pending["prompt"] == "where it goes"
+    line = next(ln for ln in unparse.phase(engine.program.model.round.phases[0], 0) if "choose h" in ln)
+    assert '"where it goes" label' in line
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, rules.replace('"where it goes"', '" "'))
+    assert "the prompt of this choice is empty" in err.value.render()

@@ -197,3 +197,12 @@ def test_the_command_refuses_a_seat_that_does_not_exist(capsys):
     from interpreter.cli import main
     assert main(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "3"]) == 2
     assert "--seat takes a seat from 1 to 2, not 3" in capsys.readouterr().err
+
+
+def test_resume_needs_no_ruleset_and_says_what_is_wrong(tmp_path, capsys):
+    from interpreter.cli import main
+    assert main(["play"]) == 2
+    assert "play needs a ruleset, or --resume FILE" in capsys.readouterr().err
+    (tmp_path / "not.json").write_text("{}")
+    assert main(["play", "--resume", str(tmp_path / "not.json")]) == 2
+    assert "not a saved game of this version of lfdsl" in capsys.readouterr().err
