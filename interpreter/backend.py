@@ -344,7 +344,7 @@ class ClosureBackend:
         var, left, count = r.var, r.left, r.count
         optional = r.optional
         end = r.end
-        prompt = f"pick {var}"
+        prompt = r.prompt if r.prompt is not None else f"pick {var}"
 
         def pick(rt, fr):
             env = fr.env

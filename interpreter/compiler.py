@@ -1118,7 +1118,7 @@ class Compiler:
         left, count = self.tmp("left"), self.tmp("picked")
         self.emit(proc, ir.PickInit(left, count, s.budget, s.span))
         head = self.emit(proc, ir.AskPick(s.var, s.coll, self.elem_type(s.coll), s.cost, s.by, s.optional,
-                                          left, count, -1, s.span))
+                                          left, count, -1, s.span, s.prompt))
         self.patch(proc, head, end=self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body)))
 
     def s_Do(self, proc, s):

@@ -251,6 +251,7 @@ class AskPick:
     count: str
     end: int
     span: A.Span
+    prompt: str | None = None  # the question, if the rules give one
 
     def __str__(self):
         return (f"ask_pick {self.var} in {show(self.source)} cost={show(self.cost)} by={show(self.by)}"

@@ -667,6 +667,7 @@ class Pick:
     body: tuple
     span: Span
     optional: bool = False  # `pick optional`: stopping is offered before the first item too
+    prompt: str | None = None  # the question shown to the picker; `pick NAME` when not given
 
 
 @node

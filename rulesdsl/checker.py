@@ -797,6 +797,8 @@ class Checker:
 
     def s_Pick(self, s):
         self.check_by(s.by)
+        if s.prompt is not None and not s.prompt.strip():
+            self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
         self.check_unseen_choice(s, "pick")
         self.bind(s, s.var, self.elem_type(s.coll))
         self.expect(s.cost, (INT,), "a cost")

@@ -770,7 +770,8 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def pick_stmt(self, meta, c):
-        return A.Pick(str(c[1]), c[2], c[3], c[4], c[5], c[6], self.span(meta), c[0] is not None)
+        prompt = str(c[5]) if c[5] is not None else None
+        return A.Pick(str(c[1]), c[2], c[3], c[4], c[6], c[7], self.span(meta), c[0] is not None, prompt)
 
     @v_args(meta=True)
     def do_stmt(self, meta, c):

@@ -127,8 +127,9 @@ def stmt(s, indent: int) -> list[str]:
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
     if t is A.Pick:
+        prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"pick {'optional ' if s.optional else ''}{s.var} in {expr(s.coll)} spend {expr(s.cost)} "
-                       f"within {expr(s.budget)}{_by(s.by)}",
+                       f"within {expr(s.budget)}{prompt}{_by(s.by)}",
                        s.body, indent)
     if t is A.Do:
         return [f"{pad}{'perform' if s.main else 'do'} {expr(s.call)}"]

@@ -87,3 +87,11 @@ def test_a_choice_of_an_element_asks_its_own_question(tmp_path):
     with pytest.raises(LanguageError) as err:
         load(tmp_path, rules.replace('"where it goes"', '" "'))
     assert "the prompt of this choice is empty" in err.value.render()
+
+
+def test_a_pick_asks_its_own_question_in_the_shipped_rules():
+    from interpreter.engine import Engine
+    from .conftest import ROOT
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    picks = [ln for ln in unparse.item(engine.program.model.actions["attract"]) if ln.strip().startswith("pick ")]
+    assert picks and picks[0].rstrip().endswith('within sun(p) + amount "animal to attract" {')
