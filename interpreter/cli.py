@@ -496,6 +496,15 @@ def cmd_replay(args) -> int:
 
 
 def cmd_play(args) -> int:
+    app = play_app(args)
+    app.run()
+    if args.save:
+        app.table.save(args.save)
+    return EXIT_OK
+
+
+def play_app(args):
+    """The table `lfdsl play` opens for these arguments (its tests drive it with Textual's pilot)."""
     from .bots import parse_agents
     from .table.app import PlayApp  # Textual is loaded only for this command
     from .table.session import Table
@@ -522,10 +531,7 @@ def cmd_play(args) -> int:
             agents = ",".join(bots)
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         table = Table(engine, players, seed, agents)
-    PlayApp(table, args.save).run()
-    if args.save:
-        table.save(args.save)
-    return EXIT_OK
+    return PlayApp(table, args.save)
 
 
 def cmd_lsp(args) -> int:

@@ -23,9 +23,11 @@ def run(coro):
 
 
 def test_a_whole_duel_is_played_at_the_table_with_the_keyboard():
-    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
-    table = Table(engine, 2, 3, "human,random")
-    app = PlayApp(table)
+    from interpreter.cli import build_parser, play_app
+    args = build_parser().parse_args(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "1",
+                                      "--agents", "human,random", "--seed", "3"])
+    app = play_app(args)  # what `lfdsl play rulesets/duel.lf --seat 1 --agents human,random` opens
+    table = app.table
 
     async def play():
         async with app.run_test(size=(140, 44)) as pilot:
@@ -82,6 +84,18 @@ def duel_states():
 def test_the_screen_shows_only_what_its_player_sees():
     engine, st, other = duel_states()
     assert board_text(engine, st, 0) == board_text(engine, other, 0)
+    # The other player's private hand: two of its cards exchange what they are, P1's screen does not
+    # change, P2's does.
+    dm = Engine.load(ROOT / "rulesets" / "dartmoor.lf")
+    a = dm.new_game(2, 4)
+    b = a.clone()
+    hand = b.zones["P2.hand"]
+    i, j = next((i, j) for i in range(len(hand)) for j in range(len(hand)) if b.card_def[hand[i]] != b.card_def[hand[j]])
+    b.card_def[hand[i]], b.card_def[hand[j]] = b.card_def[hand[j]], b.card_def[hand[i]]
+    b.zones["P2.hand"][0], b.zones["P2.hand"][-1] = b.zones["P2.hand"][-1], b.zones["P2.hand"][0]
+    assert board_text(dm, a, 0) == board_text(dm, b, 0)
+    assert "P2.hand: 6 hidden" in board_text(dm, a, 0)
+    assert board_text(dm, a, 1) != board_text(dm, b, 1)
     text = board_text(engine, st, 0)
     assert "P2.deck:" in text and "hidden" in text.split("P2.deck:")[1].splitlines()[0]
     # The events panel reads the events through the player's filter.
