@@ -22,6 +22,7 @@ from .fuzzing import make_mutants
 
 GAMES = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/kodama.lf", 2),
          ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1), ("rulesets/duel.lf", 2),
+         ("rulesets/dartmoor.lf", 2), ("rulesets/dartmoor.lf", 5),
          ("tests/rulesets/links.lf", 2), ("tests/rulesets/race.lf", 3), ("tests/rulesets/hands.lf", 3)]
 
 
@@ -103,7 +104,7 @@ def _names_and_strings(text: str):
     return names, strings
 
 
-@pytest.mark.parametrize("ruleset", ["base", "kodama", "solo", "duel"])
+@pytest.mark.parametrize("ruleset", ["base", "kodama", "solo", "duel", "dartmoor"])
 def test_generated_text_names_nothing_of_the_ruleset(ruleset):
     engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
     texts = engine.program.expression_sources
@@ -117,7 +118,8 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
                               "grid_meta", "track_meta", "width", "cell_data", "line_data", "space_data",
                               "adjacent", "player_count", "markers", "get", "defs_by_kind", "random_choice",
                               "fits", "tracks", "values", "pc", "steps", "step_budget", "set_counter", "emit",
-                              "label", "active", "env", "join"}, attributes
+                              "label", "active", "env", "join", "slot_key", "room", "host", "slot_of",
+                              "attached", "zone_of", "call_formula", "faces", "face"}, attributes
 
 
 HOSTILE = r"""

@@ -13,7 +13,7 @@ from interpreter.view import _visibility, seen_in_place
 
 from .conftest import ROOT
 
-RULESETS = ["base", "kodama", "solo", "duel"]
+RULESETS = ["base", "kodama", "solo", "duel", "dartmoor"]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_a_view_does_not_change_when_unseen_cards_are_exchanged(engines, ruleset
     before = engine.view(st, 0).to_json()
     distinct = [(a, b) for a in unseen for b in unseen
                 if st.card_def[a[2]] != st.card_def[b[2]]
-                and engine.program.cards.defs[st.card_def[a[2]]].kind == engine.program.cards.defs[st.card_def[b[2]]].kind]
+                and engine.program.def_kind[st.card_def[a[2]]] == engine.program.def_kind[st.card_def[b[2]]]]
     if not distinct:
         return
     (ka, ia, a), (kb, ib, b) = pick.choice(distinct)
@@ -181,7 +181,8 @@ def test_another_players_choice_among_unseen_cards_is_dealt_again(engines):
 @pytest.mark.parametrize("ruleset", RULESETS + ["hands"])
 def test_running_bodies_name_cards_by_place_not_by_number(engines, ruleset):
     """Locals holding cards are written as the card's rank in the walk of the places (zones in
-    order, bottom to top, then grid cells in order), never as its number in the game."""
+    order, bottom to top, then grid cells in order, then the cards' slots), never as its number in
+    the game."""
     from interpreter.view import _card_locals
     engine = engines[ruleset]
     shapes = _card_locals(engine.program)
@@ -192,8 +193,18 @@ def test_running_bodies_name_cards_by_place_not_by_number(engines, ruleset):
         for _ in range(80):
             if engine.is_over(st):
                 break
-            walk = [c for cards in st.zones.values() for c in cards]
+            walk = [c for key, cards in st.zones.items() if key[0] != "#" for c in cards]
             walk += [cells[i] for cells in st.grids.values() for i in sorted(cells)]
+            # Then the cards' slots, by their card's rank (a card before what its slots hold).
+            slots = [(key, cards) for key, cards in st.zones.items() if key[0] == "#"]
+            while slots:
+                rank = {c: i for i, c in enumerate(walk)}
+                ready = sorted((rank[int(k[1:k.index(".")])], k[k.index(".") + 1:], k) for k, _ in slots
+                               if int(k[1:k.index(".")]) in rank)
+                assert ready
+                walk += [c for _, _, k in ready for c in st.zones[k]]
+                done = {k for _, _, k in ready}
+                slots = [(k, cards) for k, cards in slots if k not in done]
             rank = {c: i for i, c in enumerate(walk)}
             frames = engine.view(st, 0).skeleton["stack"]
             for fr, shown in zip(st.stack, frames):
