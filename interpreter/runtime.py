@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, at
-from rulesdsl.limits import MAX_CARDS, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
+from rulesdsl.limits import MAX_CARDS, MAX_DEF_DEPTH, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
 
 from . import present
 from .chance import ChanceError, ChanceEvent, checked
@@ -40,7 +40,7 @@ class InternalError(GameError):
 class Run:
     """The program's services bound to one game's state and one call's sink."""
 
-    __slots__ = ("prog", "st", "sink", "chance", "model", "fields", "names", "grid_meta", "track_meta", "step_budget",
+    __slots__ = ("formula_depth", "prog", "st", "sink", "chance", "model", "fields", "names", "grid_meta", "track_meta", "step_budget",
                  "procs", "defs_by_kind", "triggers", "reach", "phases", "links")
 
     def __init__(self, prog, st: GameState | None, sink=None, chance=None):
@@ -61,6 +61,7 @@ class Run:
         self.reach = prog.reach
         self.phases = prog.phases
         self.links = {}  # per grid and cards in it (by definition): its linked groups (see `fits`)
+        self.formula_depth = 0  # cards' formulas running one inside another (see call_formula)
 
     def init_state(self):
         """Fill a new state: empty zones, initial counters, values derived from the player count."""
@@ -487,6 +488,7 @@ class Run:
         st = self.st
         limit = st.zone_limits.get(dest.split(".")[-1])
         if limit is None and dest[0] == "#":
+            self._not_into_itself(card, dest)
             limit = self.slot_limit(dest)
         target = st.zones.get(dest)
         if target is None:  # a card's slot, made when its first card comes
@@ -541,7 +543,14 @@ class Run:
         a card without a formula (none) gives 0."""
         if formula is None:
             return 0
-        return self.prog.compiled_funcs[formula[0]](self, lead + formula[1])
+        if self.formula_depth >= MAX_DEF_DEPTH:
+            raise RuleError(f"cards' formulas run one another more than {MAX_DEF_DEPTH} deep here (`{formula[0]}` "
+                            "runs a card's formula that runs formulas in turn): they may not end")
+        self.formula_depth += 1
+        try:
+            return self.prog.compiled_funcs[formula[0]](self, lead + formula[1])
+        finally:
+            self.formula_depth -= 1
 
     def turn(self, card, face):
         """Make a card show another of its faces (nothing happens for the face it shows)."""
@@ -583,6 +592,19 @@ class Run:
         if meta is None or self.prog.def_kind[self.st.card_def[card]] != meta.host:
             raise RuleError(f"card {self.names[self.st.card_def[card]]} has no slot `{name}`")
         return f"#{card}.{name}"
+
+    def _not_into_itself(self, card, key):
+        """Refuse to put a card into its own slot, or into a slot of a card it holds."""
+        loc = self.st.loc
+        host = int(key[1:key.index(".")])
+        while True:
+            if host == card:
+                raise RuleError(f"card {self.names[self.st.card_def[card]]} cannot go into a slot of itself "
+                                "or of a card in its own slots")
+            where = loc[host]
+            if where[0] != "#":
+                return
+            host = int(where[1:where.index(".")])
 
     def slot_limit(self, key):
         """The most cards a slot holds now (its host's field, on the face it shows), or None."""

@@ -201,3 +201,16 @@ def test_the_slot_of_no_card_stops_the_game_with_a_positioned_error(tmp_path):
     text = str(err.value)
     assert "`room` of none" in text or "`slot` of none" in text
     assert "slots.lf:" in text
+
+
+def test_a_card_cannot_go_into_its_own_slot_or_one_it_holds(tmp_path):
+    from interpreter.runtime import GameError
+    rules = RULES.replace("if room(h, above) > 0 { move c to slot(h, above) } else { move c to slot(h, tucked) }",
+                          "move c to slot(h, tucked)\n            move h to slot(c, tucked)")
+    with pytest.raises(GameError) as err:
+        play(load(tmp_path, rules), 1)
+    assert "cannot go into a slot of itself or of a card in its own slots" in str(err.value)
+    rules = RULES.replace("if room(h, above) > 0 { move c to slot(h, above) } else { move c to slot(h, tucked) }",
+                          "move c to slot(c, tucked)")
+    with pytest.raises(GameError):
+        play(load(tmp_path, rules), 1)

@@ -117,3 +117,12 @@ def test_a_formula_field_belongs_to_cards_only(tmp_path):
     with pytest.raises(LanguageError) as err:
         load(tmp_path, rules)
     assert "only cards have formula fields" in err.value.render()
+
+
+def test_formulas_that_run_one_another_forever_stop_with_a_clear_error(tmp_path):
+    from interpreter.runtime import GameError
+    rules = RULES.replace("def flat(c, p, n) = n", "def flat(c, p, n) = n + call(c.points, c, p)")
+    engine = load(tmp_path, rules)
+    with pytest.raises(GameError) as err:
+        engine.new_game(2, 1)
+    assert "cards' formulas run one another more than 32 deep" in str(err.value) and "formulas.lf:" in str(err.value)
