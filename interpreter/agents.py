@@ -62,15 +62,18 @@ def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "
     return out
 
 
+def decide(engine, state, agent):
+    """The option `agent` takes at the pending decision, shown its player's view if it uses one."""
+    who = state.pending["player"]
+    view = engine.view(state, who) if getattr(agent, "uses_view", True) else None
+    return agent.choose(engine.options(state), view)
+
+
 def play(engine, state, agents, sink=None, max_decisions: int | None = None):
     """Drive a game to its end with one agent per seat."""
     count = 0
     while not engine.is_over(state):
-        options = engine.options(state)
-        who = state.pending["player"]
-        agent = agents[who]
-        view = engine.view(state, who) if getattr(agent, "uses_view", True) else None
-        engine.apply(state, agent.choose(options, view), sink)
+        engine.apply(state, decide(engine, state, agents[state.pending["player"]]), sink)
         count += 1
         if max_decisions is not None and count >= max_decisions:
             break

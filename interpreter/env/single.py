@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..agents import make_agents
+from ..agents import decide, make_agents
 from ..engine import Engine
 from .aec import MAX_OPTIONS, state_text
 from .encoding import LIMIT, ObservationEncoder
@@ -90,10 +90,7 @@ class RulesetGymEnv(gym.Env):
         """Let the bots play until the learner's decision or the end of the game."""
         st = self.state
         while st.result is None and st.pending["player"] != self.seat and self.decisions < self.max_decisions:
-            who = st.pending["player"]
-            agent = self.agents[who]
-            view = self.engine.view(st, who) if getattr(agent, "uses_view", True) else None
-            self.engine.apply(st, agent.choose(self.engine.options(st), view))
+            self.engine.apply(st, decide(self.engine, st, self.agents[st.pending["player"]]))
             self.decisions += 1
 
     def _observe(self):

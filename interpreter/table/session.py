@@ -16,7 +16,7 @@ from pathlib import Path
 from rulesdsl.errors import Diagnostic, LanguageError
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, digest, read_bytes, decode
 
-from ..agents import make_agents
+from ..agents import decide, make_agents
 from ..bots import parse_agents
 from ..engine import Engine
 
@@ -47,7 +47,8 @@ class Table:
         # Bots for the other seats, seeded as `lfdsl run` seeds them; a person's seat holds none.
         stand_in = ",".join("first" if s.name == HUMAN else s.text for s in specs)
         self.sink = sink
-        self.history: list[int] = []
+        self.history: list[int] = []  # the index of every option taken
+        self.seats: list[int] = []    # the seat that took each of them
         self._start(stand_in)
 
     def _start(self, stand_in: str):
@@ -81,13 +82,10 @@ class Table:
         self.advance()
 
     def _bot_choice(self) -> int:
-        st = self.state
-        who = st.pending["player"]
-        bot = self.bots[who]
-        view = self.engine.view(st, who) if getattr(bot, "uses_view", True) else None
-        return bot.choose(self.engine.options(st), view).index
+        return decide(self.engine, self.state, self.bots[self.state.pending["player"]]).index
 
     def _apply(self, index: int):
+        self.seats.append(self.state.pending["player"])
         self.engine.apply(self.state, index, sink=self.sink)
         self.history.append(index)
 
@@ -95,32 +93,17 @@ class Table:
         """Take the game back to the previous decision of the person now to play (or of any person
         when the game is over): False when there is none."""
         me = self.seat_to_play
-        seats = self._deciders()
-        earlier = [i for i, s in enumerate(seats) if s in self.humans and (me is None or s == me)]
-        if me is not None and earlier and earlier[-1] == len(seats) - 1:
-            earlier = earlier[:-1]  # the decision pending now is not yet in the history
+        earlier = [i for i, s in enumerate(self.seats) if s in self.humans and (me is None or s == me)]
         if not earlier:
             return False
         self._replay(self.history[:earlier[-1]])
         return True
 
-    def _deciders(self) -> list[int]:
-        """The seat that took each decision of the history (the game is played again to know it)."""
-        engine = self.engine
-        st = engine.new_game(self.players, self.seed)
-        seats = []
-        for index in self.history:
-            seats.append(st.pending["player"])
-            engine.apply(st, index)
-        if not self.over:
-            seats.append(self.state.pending["player"])
-        return seats
-
     def _replay(self, history: list[int], check: bool = True):
         """Play the game again from its seed: the people's choices from `history`, the bots asked
         again (a bot must make the choice it made)."""
         self._start(self.stand_in)
-        self.history = []
+        self.history, self.seats = [], []
         for n, index in enumerate(history):
             if self.over:
                 raise SaveError([Diagnostic("", 0, 0, f"the game ended before decision {n + 1} of {len(history)}")])
