@@ -4,6 +4,7 @@ game length with mcts in every seat.
     python benchmarks/bots.py                      # 100 games per pair (long: hours on one core)
     python benchmarks/bots.py --games 20 --jobs 2  # a reduced run on two processes
     python benchmarks/bots.py --only pairs         # or: rounds, solo
+    python benchmarks/bots.py --only pairs --rulesets base   # the pairs of one ruleset
     python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
@@ -93,6 +94,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="processes to play games on")
     ap.add_argument("--only", choices=["pairs", "rounds", "solo"], help="only this part")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its defaults)")
+    ap.add_argument("--rulesets", default="duel,base", help="rulesets of the pairs part (duel, base or both)")
     ap.add_argument("--players", default="2,3,4", help="player counts of the rounds part")
     ap.add_argument("--levels", default="1,3,5,7,9", help="difficulty levels of the solo part")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -100,7 +102,10 @@ def main(argv=None) -> int:
     rows = []
     with Pool(args.jobs) as pool:
         if args.only in (None, "pairs"):
+            chosen = args.rulesets.split(",")
             for ruleset, players in RULESETS:
+                if Path(ruleset).stem not in chosen:
+                    continue
                 for a, b in PAIRS:
                     a, b = (args.mcts if x == "mcts" else x for x in (a, b))
                     row = run_pair(pool, ruleset, players, a, b, args.games)
