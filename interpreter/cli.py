@@ -449,6 +449,59 @@ def cmd_tournament(args) -> int:
     return EXIT_OK
 
 
+def cmd_fit_eval(args) -> int:
+    import json
+
+    from rich.console import Console
+
+    _, _, show = _lab()
+    from .lab import evalfit
+    engine = _load(args)
+    g = engine.model.game
+    if engine.program.evaluation is None:
+        raise UsageError(f"{args.ruleset} has no `evaluate` block: fit-eval weighs its named scores "
+                         "(docs/agents.md, \"A ruleset's own evaluation\")")
+    players = args.players if args.players is not None else g.default_players
+    if not g.min_players <= players <= g.max_players:
+        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, not {args.games}")
+    if args.every < 1:
+        raise UsageError(f"--every must be at least 1, not {args.every}")
+    try:
+        make_agents(args.agents, players, args.seed, engine=engine)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    names = [name for name, _ in engine.program.evaluation[1]]
+    if not names:
+        raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
+                         "there is nothing to weigh")
+    print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents {args.agents}, "
+          f"seeds from {args.seed}, a position every {count_of(args.every, 'decision')}")
+    with show.progress(Console(stderr=True)) as bar:
+        task = bar.add_task("games", total=args.games)
+        rows, finished = evalfit.collect(engine, args.agents, players, args.games, args.seed, args.every,
+                                         each=lambda: bar.advance(task))
+    try:
+        result = evalfit.fit(names, rows, players, args.games, finished)
+    except evalfit.FitError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{count_of(finished, 'game')} finished, {count_of(result.positions, 'position')} kept; the winner fitted "
+          f"on each score's difference from the other players' mean (logistic, 95% intervals by game)")
+    print()
+    for line in evalfit.table(result):
+        print(line)
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump({"ruleset": args.ruleset, "agents": args.agents, "seed": args.seed, "every": args.every,
+                           **result.to_json()}, f, indent=2)
+                f.write("\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+    return EXIT_OK
+
+
 def cmd_explain(args) -> int:
     from rulesdsl import unparse
     from rulesdsl.checker import check
@@ -618,6 +671,15 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
     tr.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     tr.set_defaults(func=cmd_tournament)
+    fe = sub.add_parser("fit-eval", help="check the ruleset's evaluation: which of its scores predict the winner")
+    common(fe)
+    fe.add_argument("--players", type=whole_number)
+    fe.add_argument("--games", type=whole_number, default=200, help="games to play (default 200)")
+    fe.add_argument("--agents", default="greedy", help="the agents that play them (default greedy)")
+    fe.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
+    fe.add_argument("--every", type=whole_number, default=3, help="keep a position every N decisions (default 3)")
+    fe.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    fe.set_defaults(func=cmd_fit_eval)
     sm = sub.add_parser("simulate", help="play many games with bots and print what they show, with intervals")
     common(sm)
     many_games(sm, "games to play (default 100)", "the first game's seed; game g has seed+g",

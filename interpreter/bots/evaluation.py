@@ -35,15 +35,21 @@ class Evaluation:
         """Measure a single player's utilities from now on against their standing in `st`."""
         self.reference = self.standing(st, 0) if st.player_count == 1 else None
 
+    def scores(self, st, p: int, evaluate=None) -> tuple[dict, int]:
+        """Player `p`'s named scores in `st` and the `rank by` value, from the ruleset's `evaluate`
+        block (which the caller has checked exists)."""
+        evaluate = evaluate or self.engine.evaluator(st)
+        var, scores, value = self.declared
+        env = {var: p}
+        for name, f in scores:
+            env[name] = evaluate(f, env)
+        return {name: env[name] for name, _ in scores}, evaluate(value, env)
+
     def standing(self, st, p: int, evaluate=None) -> float:
         """Player `p`'s standing in `st` (`evaluate`: an `engine.evaluator(st)` to share)."""
         evaluate = evaluate or self.engine.evaluator(st)
         if self.declared is not None:
-            var, scores, value = self.declared
-            env = {var: p}
-            for name, f in scores:
-                env[name] = evaluate(f, env)
-            return float(evaluate(value, env))
+            return float(self.scores(st, p, evaluate)[1])
         if not self.thresholds:
             return 0.0
         env = {self.victory_var: p}
