@@ -486,8 +486,8 @@ def cmd_fit_eval(args) -> int:
         result = evalfit.fit(names, rows, players, args.games, finished)
     except evalfit.FitError as exc:
         raise UsageError(str(exc)) from None
-    print(f"{count_of(finished, 'game')} finished, {count_of(result.positions, 'position')} kept; the winner fitted "
-          f"on each score's difference from the other players' mean (logistic, 95% intervals by game)")
+    print(f"{count_of(finished, 'game')} finished, {count_of(result.positions, 'position')} kept")
+    print("the winner fitted on each score's difference from the others' mean (logistic, 95% intervals by game)")
     print()
     for line in evalfit.table(result):
         print(line)

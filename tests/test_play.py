@@ -22,6 +22,12 @@ def run(coro):
     return asyncio.run(coro)
 
 
+def _duel_table(agents: str, seed: int = 3):
+    """A Duel table for `agents` and the app that shows it."""
+    table = Table(Engine.load(ROOT / "rulesets" / "duel.lf"), 2, seed, agents)
+    return table, PlayApp(table)
+
+
 def test_a_whole_duel_is_played_at_the_table_with_the_keyboard():
     from interpreter.cli import build_parser, play_app
     args = build_parser().parse_args(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "1",
@@ -46,9 +52,7 @@ def test_a_whole_duel_is_played_at_the_table_with_the_keyboard():
 
 
 def test_numbers_and_the_start_of_a_label_choose():
-    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
-    table = Table(engine, 2, 3, "human,random")
-    app = PlayApp(table)
+    table, app = _duel_table("human,random")
 
     async def play():
         async with app.run_test(size=(140, 44)) as pilot:
@@ -181,9 +185,7 @@ def test_undo_takes_the_game_back_to_the_persons_previous_decision():
 
 
 def test_hot_seat_covers_the_board_between_two_people():
-    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
-    table = Table(engine, 2, 3, "human,human")
-    app = PlayApp(table)
+    table, app = _duel_table("human,human")
 
     async def play():
         async with app.run_test(size=(140, 44)) as pilot:

@@ -38,18 +38,23 @@ class Evaluation:
     def scores(self, st, p: int, evaluate=None) -> tuple[dict, int]:
         """Player `p`'s named scores in `st` and the `rank by` value, from the ruleset's `evaluate`
         block (which the caller has checked exists)."""
-        evaluate = evaluate or self.engine.evaluator(st)
+        env, value = self._declared(st, p, evaluate or self.engine.evaluator(st))
+        return {name: env[name] for name, _ in self.declared[1]}, value
+
+    def _declared(self, st, p: int, evaluate) -> tuple[dict, int]:
+        """The `evaluate` block's scores as an environment (the player's variable included) and
+        its `rank by` value."""
         var, scores, value = self.declared
         env = {var: p}
         for name, f in scores:
             env[name] = evaluate(f, env)
-        return {name: env[name] for name, _ in scores}, evaluate(value, env)
+        return env, evaluate(value, env)
 
     def standing(self, st, p: int, evaluate=None) -> float:
         """Player `p`'s standing in `st` (`evaluate`: an `engine.evaluator(st)` to share)."""
         evaluate = evaluate or self.engine.evaluator(st)
         if self.declared is not None:
-            return float(self.scores(st, p, evaluate)[1])
+            return float(self._declared(st, p, evaluate)[1])
         if not self.thresholds:
             return 0.0
         env = {self.victory_var: p}

@@ -221,8 +221,9 @@ def table(result: EvalFit) -> list[str]:
         what = "right about the game's outcome"
     else:
         what = "ranks a winner first"
-    out.append(f"{'the ruleset&s `rank by`':<24} {what} at {result.rank_hits:6.1%} of positions, "
-               f"pseudo R2 {result.rank_r2:.3f}".replace("&", "'"))
+    ruleset_rank = "the ruleset's `rank by`"
+    out.append(f"{ruleset_rank:<24} {what} at {result.rank_hits:6.1%} of positions, "
+               f"pseudo R2 {result.rank_r2:.3f}")
     out.append(f"{'the fitted weights':<24} {what} at {result.fitted_hits:6.1%} of positions, "
                f"pseudo R2 {result.fitted_r2:.3f}")
     out.append(f"{'a guess':<24} {what} at {result.chance:6.1%}")
