@@ -43,12 +43,13 @@ class View:
     """One player's knowledge of a game: `data` to read (names, counts, placeholders) and an
     opaque `skeleton` that `determinize` rebuilds a game from. Plain data; compared by `to_json`."""
 
-    __slots__ = ("player", "data", "skeleton")
+    __slots__ = ("player", "data", "skeleton", "_deal")
 
     def __init__(self, player: int, data: dict, skeleton: dict):
         self.player = player
         self.data = data
         self.skeleton = skeleton
+        self._deal = None  # what `determinize` works out once per view
 
     def to_json(self) -> str:
         """The view as canonical JSON text: the same knowledge gives the same bytes."""
@@ -234,9 +235,16 @@ def view(prog, st: GameState, player: int) -> View:
             counters[name] = {str(handle[int(k)]): v for k, v in counters[name].items()}
     locals_ = _card_locals(prog)
     stack = []
+    holds_unseen = False  # whether a running body holds a card this player does not see
     for fr in st.stack:
         shapes = locals_.get(fr.proc, {})
-        env = {k: (_map_value(v, shapes[k], handle) if k in shapes else v) for k, v in sorted(fr.env.items())}
+        env = {}
+        for k, v in sorted(fr.env.items()):
+            if k in shapes:
+                v = _map_value(v, shapes[k], handle)
+                held = [] if v is None else [v] if shapes[k] == "card" else v
+                holds_unseen = holds_unseen or any(defs[h] is None for h in held)
+            env[k] = v
         stack.append({"proc": fr.proc, "pc": fr.pc, "env": env, "active": fr.active})
     pending, pending_data = None, None
     d = st.pending
@@ -250,10 +258,12 @@ def view(prog, st: GameState, player: int) -> View:
         if d["player"] == player:
             pending_data["options"] = list(d["options"])
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
-        if d["player"] != player and cards and any(x is not None and defs[x] is None for x in how["values"]):
-            # Another player's choice among cards some of which this player does not see: its
-            # labels, their order and even their number (equal cards are offered once) follow
-            # those cards, so none of it is kept; determinize asks the question again.
+        if d["player"] != player and (holds_unseen or cards and any(x is not None and defs[x] is None
+                                                                    for x in how["values"])):
+            # Another player's choice among cards some of which this player does not see, or made
+            # while the rules hold such a card (its options may be read from it: the halves of a
+            # card in a hand): its labels, their order and even their number (equal cards are
+            # offered once) follow those cards, so none of it is kept; determinize asks again.
             pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
     public = {
         "stage": st.stage, "round": st.round, "phase": st.phase, "phase_index": st.phase_index,
@@ -275,84 +285,122 @@ def view(prog, st: GameState, player: int) -> View:
 
 # ---- determinize ------------------------------------------------------------------------------
 def determinize(prog, v: View, rng) -> GameState:
-    """A full game consistent with view `v`: its unseen cards dealt at random from `rng`."""
-    sk = v.skeleton
-    st = GameState(sk["player_count"], 0)
-    st.rng = rng.getrandbits(64)
-    pub = v.data
-    st.stage, st.round, st.phase, st.phase_index = pub["stage"], pub["round"], pub["phase"], pub["phase_index"]
-    st.queue = list(pub["queue"])
-    st.counters = json.loads(json.dumps(pub["counters"]))
-    st.markers = dict(pub["markers"])
-    st.tracks = json.loads(json.dumps(pub["tracks"]))
-    st.reached = json.loads(json.dumps(pub["reached"]))
-    st.result = pub["result"]
-    defs = list(sk["defs"])
-    # Deal the unseen definitions: each hole takes one of its zone's kind, uniformly.
-    kind_of = dict(enumerate(prog.def_kind))
-    holes_by_kind: dict = {}
-    places = []
-    for key, size in sk["zones"]:
-        places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
-    for key, cells in sk["grids"]:
-        places.append((key, len(cells), prog.model.grids[key.split(".")[-1]].kind))
-    for key, size in sk["slots"]:
-        places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
-    h = 0
-    for key, size, kind in places:
-        for _ in range(size):
-            if defs[h] is None:
-                holes_by_kind.setdefault(kind, []).append(h)
-            h += 1
-    pool_by_kind: dict = {}
-    for d in sk["unseen"]:
-        pool_by_kind.setdefault(kind_of[d], []).append(d)
-    for kind in sorted(holes_by_kind):
-        holes = holes_by_kind[kind]
-        pool = pool_by_kind.get(kind, [])
-        if len(pool) != len(holes):
-            raise ValueError(f"the view's unseen cards do not fill its places of kind {kind}")
-        rng.shuffle(pool)
-        for hole, d in zip(holes, pool):
-            defs[hole] = d
-    for h, face in sk["backs"].items():  # a card dealt to a face-down place shows that face
-        defs[int(h)] = prog.face_table[defs[int(h)]][face]
-    st.card_def = defs
-    st.loc = []
-    h = 0
-    for key, size in sk["zones"]:
-        st.zones[key] = list(range(h, h + size))
-        st.loc.extend([key] * size)
-        h += size
-    for key, cells in sk["grids"]:
-        st.grids[key] = {}
-        for c in cells:
-            st.grids[key][c] = h
-            st.loc.append(key)
-            h += 1
-    if prog.slot_meta:
-        st.zones = Zones(st.zones)
-    for key, size in sk["slots"]:
-        st.zones[key] = list(range(h, h + size))
-        st.loc.extend([key] * size)
-        h += size
-    st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
-    st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
-    st.seq, st.decisions, st.steps, st.total_steps = sk["seq"], sk["decisions"], sk["steps"], sk["total_steps"]
-    st.zone_limits = dict(sk["zone_limits"])
-    st.keyed_init = dict(sk["keyed_init"])
-    st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
-    p = sk["pending"]
-    if p is not None and p.get("ask_again"):
+    """A full game consistent with view `v`: its unseen cards dealt at random from `rng`.
+
+    What does not depend on the deal (the places, the seen cards, the public values, the running
+    bodies) is worked out at the first call for a view and kept on it (`_Deal`); a search
+    determinizes one view many times. Each call copies that template and deals the unseen cards."""
+    deal = v._deal
+    if deal is None or deal.prog is not prog:
+        deal = v._deal = _Deal(prog, v)
+    faces = prog.face_table
+    for _ in range(_DEALS):
+        st = deal.template.clone()
+        st.rng = rng.getrandbits(64)
+        defs = st.card_def
+        # Each hole takes one of its zone's kind, uniformly: the kinds in order, each pool shuffled.
+        for holes, pool in deal.kinds:
+            pool = list(pool)
+            rng.shuffle(pool)
+            for hole, d in zip(holes, pool):
+                defs[hole] = d
+        for h, face in deal.backs:  # a card dealt to a face-down place shows that face
+            defs[h] = faces[defs[h]][face]
+        if deal.asked is None:
+            return st
         # The decision's instruction is the one before the top frame's next one: run it again on
-        # the dealt cards; it asks the same player, with labels made from the cards dealt.
+        # the dealt cards. The view tells who decides and the prompt, which the cards held may
+        # decide (a card with halves asks which half): a deal that asks otherwise is dealt again.
         st.stack[-1].pc -= 1
         Run(prog, st).run(st)
-        st.steps = sk["steps"]
-    elif p is not None:
-        st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
-                      "how": dict(p["how"])}
-    return st
+        st.steps = deal.steps
+        if st.pending is not None and (st.pending["player"], st.pending["prompt"]) == deal.asked:
+            return st
+    return st  # the last deal, the rules having asked otherwise every time
+
+
+_DEALS = 64  # the most deals tried for a view whose pending decision is asked again
+
+
+class _Deal:
+    """What every determinization of one view shares: a template game whose unseen cards are
+    missing (`None`), the holes and the unseen definitions of each kind, the face-down cards, and
+    the decision to ask again, if any."""
+
+    __slots__ = ("prog", "template", "kinds", "backs", "asked", "steps")
+
+    def __init__(self, prog, v: View):
+        sk = v.skeleton
+        st = GameState(sk["player_count"], 0)
+        pub = v.data
+        st.stage, st.round, st.phase, st.phase_index = pub["stage"], pub["round"], pub["phase"], pub["phase_index"]
+        st.queue = list(pub["queue"])
+        st.counters = json.loads(json.dumps(pub["counters"]))
+        st.markers = dict(pub["markers"])
+        st.tracks = json.loads(json.dumps(pub["tracks"]))
+        st.reached = json.loads(json.dumps(pub["reached"]))
+        st.result = pub["result"]
+        defs = list(sk["defs"])
+        kind_of = dict(enumerate(prog.def_kind))
+        holes_by_kind: dict = {}
+        places = []
+        for key, size in sk["zones"]:
+            places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
+        for key, cells in sk["grids"]:
+            places.append((key, len(cells), prog.model.grids[key.split(".")[-1]].kind))
+        for key, size in sk["slots"]:
+            places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
+        h = 0
+        for key, size, kind in places:
+            for _ in range(size):
+                if defs[h] is None:
+                    holes_by_kind.setdefault(kind, []).append(h)
+                h += 1
+        pool_by_kind: dict = {}
+        for d in sk["unseen"]:
+            pool_by_kind.setdefault(kind_of[d], []).append(d)
+        self.kinds = []
+        for kind in sorted(holes_by_kind):
+            holes = holes_by_kind[kind]
+            pool = pool_by_kind.get(kind, [])
+            if len(pool) != len(holes):
+                raise ValueError(f"the view's unseen cards do not fill its places of kind {kind}")
+            self.kinds.append((holes, tuple(pool)))
+        self.backs = [(int(h), face) for h, face in sk["backs"].items()]
+        st.card_def = defs
+        st.loc = []
+        h = 0
+        for key, size in sk["zones"]:
+            st.zones[key] = list(range(h, h + size))
+            st.loc.extend([key] * size)
+            h += size
+        for key, cells in sk["grids"]:
+            st.grids[key] = {}
+            for c in cells:
+                st.grids[key][c] = h
+                st.loc.append(key)
+                h += 1
+        if prog.slot_meta:
+            st.zones = Zones(st.zones)
+        for key, size in sk["slots"]:
+            st.zones[key] = list(range(h, h + size))
+            st.loc.extend([key] * size)
+            h += size
+        st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
+        st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
+        st.seq, st.decisions, st.steps, st.total_steps = sk["seq"], sk["decisions"], sk["steps"], sk["total_steps"]
+        st.zone_limits = dict(sk["zone_limits"])
+        st.keyed_init = dict(sk["keyed_init"])
+        st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
+        p = sk["pending"]
+        # A decision asked again on each deal: who decides and its prompt, which the deal must give.
+        self.asked = (p["player"], p["prompt"]) if p is not None and p.get("ask_again") else None
+        self.steps = sk["steps"]
+        if p is not None and self.asked is None:
+            st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
+                          "how": dict(p["how"])}
+        self.prog = prog
+        self.template = st
 
 
 # ---- one player's trace -----------------------------------------------------------------------

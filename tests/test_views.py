@@ -154,6 +154,26 @@ def test_determinize_is_indistinguishable_plays_on_and_varies(engines, ruleset, 
         assert engine.is_over(d) or d.pending is not None
 
 
+@pytest.mark.parametrize("ruleset", RULESETS + ["hands"])
+def test_playing_on_a_deal_leaves_the_next_deal_of_the_view_alone(engines, ruleset):
+    """A view is dealt from a template built at its first deal: a game played on from one deal
+    shares nothing with it, so the same seed deals the same game again afterwards."""
+    engine = engines[ruleset]
+    st = played_open(engine, 4, 30)
+    for who in range(st.player_count):
+        v = engine.view(st, who)
+        first = engine.determinize(v, random.Random(5))
+        before = first.to_json()
+        agents = make_agents("random", first.player_count, 5)
+        for _ in range(60):
+            if engine.is_over(first):
+                break
+            engine.apply(first, agents[first.pending["player"]].choose(engine.options(first), None))
+        again = engine.determinize(v, random.Random(5))
+        assert again.to_json() == before
+        assert engine.view(again, who) == v
+
+
 def test_a_view_holds_neither_the_seed_nor_the_generator(engines):
     """Either would let the deal be computed again from the rules."""
     engine = engines["hands"]
@@ -176,6 +196,45 @@ def test_another_players_choice_among_unseen_cards_is_dealt_again(engines):
         hands.add(tuple(labels))
         engine.apply(d, 0)
     assert len(hands) > 1
+
+
+def test_a_choice_read_from_a_card_another_player_holds_is_dealt_again(engines):
+    """In Dartmoor a player chooses which half of a card of their hand to play: the halves are read
+    from that card, which the others do not see. Another player's view keeps the prompt only, not
+    the halves' names; each deal asks the question again of the card it dealt, and deals again
+    when that card would not ask it (a card without halves), so every deal plays on."""
+    engine = engines["dartmoor"]
+    found = None
+    for seed in range(1, 40):
+        st = engine.new_game(None, seed)
+        agents = make_agents("random", st.player_count, seed)
+        for _ in range(120):
+            if engine.is_over(st):
+                break
+            if st.pending["prompt"] == "half to play":
+                found = st
+                break
+            engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), None))
+        if found is not None:
+            break
+    assert found is not None
+    who = found.pending["player"]
+    other = (who + 1) % found.player_count
+    v = engine.view(found, other)
+    assert v.skeleton["pending"] == {"player": who, "prompt": "half to play", "ask_again": True}
+    assert "options" not in v.data["pending"]
+    held = set()
+    for k in range(20):
+        d = engine.determinize(v, random.Random(k))
+        assert engine.view(d, other) == v
+        assert (d.pending["player"], d.pending["prompt"]) == (who, "half to play")
+        held.add(engine.program.names[d.card_def[d.stack[-1].env["c"]]])
+        agents = make_agents("random", d.player_count, k)
+        for _ in range(40):  # every deal plays on: the options asked are those of the dealt card
+            if engine.is_over(d):
+                break
+            engine.apply(d, agents[d.pending["player"]].choose(engine.options(d), None))
+    assert len(held) > 1  # the card held is dealt, not known
 
 
 @pytest.mark.parametrize("ruleset", RULESETS + ["hands"])
