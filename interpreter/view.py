@@ -33,7 +33,7 @@ import re
 import weakref
 
 from . import present
-from .runtime import Run
+from .runtime import GameError, InternalError, Run
 from .state import Frame, GameState, Zones
 
 __all__ = ["View", "view", "determinize"]
@@ -50,6 +50,10 @@ class View:
         self.data = data
         self.skeleton = skeleton
         self._deal = None  # what `determinize` works out once per view
+
+    def __reduce__(self):
+        # A copy or a pickle carries the knowledge, not the template determinize keeps on the view.
+        return View, (self.player, self.data, self.skeleton)
 
     def to_json(self) -> str:
         """The view as canonical JSON text: the same knowledge gives the same bytes."""
@@ -235,10 +239,11 @@ def view(prog, st: GameState, player: int) -> View:
             counters[name] = {str(handle[int(k)]): v for k, v in counters[name].items()}
     locals_ = _card_locals(prog)
     stack = []
-    holds_unseen = False  # whether a running body holds a card this player does not see
+    holds_unseen = False  # whether the running body on top holds a card this player does not see
     for fr in st.stack:
         shapes = locals_.get(fr.proc, {})
         env = {}
+        holds_unseen = False
         for k, v in sorted(fr.env.items()):
             if k in shapes:
                 v = _map_value(v, shapes[k], handle)
@@ -258,12 +263,13 @@ def view(prog, st: GameState, player: int) -> View:
         if d["player"] == player:
             pending_data["options"] = list(d["options"])
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
-        if d["player"] != player and (holds_unseen or cards and any(x is not None and defs[x] is None
-                                                                    for x in how["values"])):
-            # Another player's choice among cards some of which this player does not see, or made
-            # while the rules hold such a card (its options may be read from it: the halves of a
-            # card in a hand): its labels, their order and even their number (equal cards are
-            # offered once) follow those cards, so none of it is kept; determinize asks again.
+        read_from_unseen = how["kind"] in ("bind", "pick") and (
+            holds_unseen or cards and any(x is not None and defs[x] is None for x in how["values"]))
+        if d["player"] != player and read_from_unseen:
+            # Another player's choice among cards some of which this player does not see, or among
+            # values the body asking it may read from such a card (the halves of a card in their
+            # hand): its labels, their order and even their number (equal cards are offered once)
+            # follow those cards, so none of it is kept; determinize asks the question again.
             pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
     public = {
         "stage": st.stage, "round": st.round, "phase": st.phase, "phase_index": st.phase_index,
@@ -306,20 +312,25 @@ def determinize(prog, v: View, rng) -> GameState:
                 defs[hole] = d
         for h, face in deal.backs:  # a card dealt to a face-down place shows that face
             defs[h] = faces[defs[h]][face]
-        if deal.asked is None:
+        if not deal.ask_again:
             return st
         # The decision's instruction is the one before the top frame's next one: run it again on
-        # the dealt cards. The view tells who decides and the prompt, which the cards held may
-        # decide (a card with halves asks which half): a deal that asks otherwise is dealt again.
+        # the dealt cards. The cards may ask otherwise than the view shows (a card without halves
+        # asks no half, or the rules fail on it): such a deal is dealt again.
         st.stack[-1].pc -= 1
-        Run(prog, st).run(st)
+        try:
+            Run(prog, st).run(st)
+        except InternalError:
+            raise
+        except GameError:
+            continue
         st.steps = deal.steps
-        if st.pending is not None and (st.pending["player"], st.pending["prompt"]) == deal.asked:
+        if st.pending is not None and view(prog, st, v.player) == v:
             return st
-    return st  # the last deal, the rules having asked otherwise every time
+    raise ValueError(f"none of {_DEALS} deals of the unseen cards asks the decision this view shows")
 
 
-_DEALS = 64  # the most deals tried for a view whose pending decision is asked again
+_DEALS = 256  # the most deals tried for a view whose pending decision is asked again
 
 
 class _Deal:
@@ -327,7 +338,7 @@ class _Deal:
     missing (`None`), the holes and the unseen definitions of each kind, the face-down cards, and
     the decision to ask again, if any."""
 
-    __slots__ = ("prog", "template", "kinds", "backs", "asked", "steps")
+    __slots__ = ("prog", "template", "kinds", "backs", "ask_again", "steps")
 
     def __init__(self, prog, v: View):
         sk = v.skeleton
@@ -393,10 +404,9 @@ class _Deal:
         st.keyed_init = dict(sk["keyed_init"])
         st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
         p = sk["pending"]
-        # A decision asked again on each deal: who decides and its prompt, which the deal must give.
-        self.asked = (p["player"], p["prompt"]) if p is not None and p.get("ask_again") else None
+        self.ask_again = p is not None and bool(p.get("ask_again"))
         self.steps = sk["steps"]
-        if p is not None and self.asked is None:
+        if p is not None and not self.ask_again:
             st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
                           "how": dict(p["how"])}
         self.prog = prog

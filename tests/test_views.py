@@ -1,6 +1,8 @@
 """Player views: what a player sees, that a view leaks nothing it should not, and determinize."""
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import pytest
@@ -20,6 +22,7 @@ RULESETS = ["base", "kodama", "solo", "duel", "dartmoor"]
 def engines():
     out = {r: Engine.load(ROOT / "rulesets" / f"{r}.lf") for r in RULESETS}
     out["hands"] = Engine.load(ROOT / "tests" / "rulesets" / "hands.lf")
+    out["held"] = Engine.load(ROOT / "tests" / "rulesets" / "held.lf")
     return out
 
 
@@ -172,6 +175,35 @@ def test_playing_on_a_deal_leaves_the_next_deal_of_the_view_alone(engines, rules
         again = engine.determinize(v, random.Random(5))
         assert again.to_json() == before
         assert engine.view(again, who) == v
+
+
+@pytest.mark.parametrize("ruleset", RULESETS + ["hands", "held"])
+def test_every_players_view_deals_games_it_cannot_tell_apart(engines, ruleset):
+    """At each decision of a game, every player's view, the one deciding or not, deals games whose
+    view is that view again: a decision withheld from a player is asked again of the dealt cards,
+    and a deal that would ask otherwise, or on which the rules fail, is dealt again."""
+    engine = engines[ruleset]
+    for seed in (1, 2):
+        st = engine.new_game(None, seed)
+        agents = make_agents("random", st.player_count, seed)
+        for _ in range(60):
+            if engine.is_over(st):
+                break
+            for who in range(st.player_count):
+                v = engine.view(st, who)
+                for k in range(2):
+                    assert engine.view(engine.determinize(v, random.Random(k)), who) == v
+            engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), None))
+
+
+def test_a_view_is_copied_without_what_determinize_keeps_on_it(engines):
+    engine = engines["hands"]
+    v = engine.view(engine.new_game(2, 1), 1)
+    before = pickle.dumps(v)
+    engine.determinize(v, random.Random(0))
+    assert pickle.dumps(v) == before
+    copied = copy.deepcopy(v)
+    assert copied == v and engine.view(engine.determinize(copied, random.Random(0)), 1) == v
 
 
 def test_a_view_holds_neither_the_seed_nor_the_generator(engines):
