@@ -263,12 +263,12 @@ def view(prog, st: GameState, player: int) -> View:
         if d["player"] == player:
             pending_data["options"] = list(d["options"])
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
-        read_from_unseen = how["kind"] in ("bind", "pick") and (
+        read_from_unseen = how["kind"] in ("bind", "pick", "jump") and (
             holds_unseen or cards and any(x is not None and defs[x] is None for x in how["values"]))
         if d["player"] != player and read_from_unseen:
             # Another player's choice among cards some of which this player does not see, or among
-            # values the body asking it may read from such a card (the halves of a card in their
-            # hand): its labels, their order and even their number (equal cards are offered once)
+            # values or options the body asking it may read from such a card (the halves of a card
+            # in their hand; an action menu is not asked again): its labels, their order and even their number (equal cards are offered once)
             # follow those cards, so none of it is kept; determinize asks the question again.
             pending = {"player": d["player"], "prompt": d["prompt"], "ask_again": True}
     public = {

@@ -196,6 +196,22 @@ def test_every_players_view_deals_games_it_cannot_tell_apart(engines, ruleset):
             engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), None))
 
 
+def test_a_choice_whose_options_read_a_held_card_is_withheld_but_an_action_menu_is_not(engines):
+    engine = engines["held"]
+    prompts = {}
+    for seed in range(1, 20):
+        st = engine.new_game(2, seed)
+        agents = make_agents("random", 2, seed)
+        while not engine.is_over(st):
+            who = st.pending["player"]
+            pending = engine.view(st, 1 - who).skeleton["pending"]
+            prompts.setdefault(st.pending["prompt"], set()).add("ask_again" in pending)
+            if "ask_again" not in pending:
+                assert pending["options"] == st.pending["options"]
+            engine.apply(st, agents[who].choose(engine.options(st), None))
+    assert prompts == {"action": {False}, "show": {True}}
+
+
 def test_a_view_is_copied_without_what_determinize_keeps_on_it(engines):
     engine = engines["hands"]
     v = engine.view(engine.new_game(2, 1), 1)
