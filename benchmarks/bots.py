@@ -5,6 +5,7 @@ game length with mcts in every seat.
     python benchmarks/bots.py --games 20 --jobs 2  # a reduced run on two processes
     python benchmarks/bots.py --only pairs         # or: rounds, solo
     python benchmarks/bots.py --only pairs --rulesets base   # the pairs of one ruleset
+    python benchmarks/bots.py --only pairs --pairs mcts-greedy   # one pair
     python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
@@ -95,6 +96,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=["pairs", "rounds", "solo"], help="only this part")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its defaults)")
     ap.add_argument("--rulesets", default="duel,base", help="rulesets of the pairs part (duel, base or both)")
+    ap.add_argument("--pairs", default="mcts-random,greedy-random,mcts-greedy",
+                    help="the pairs of the pairs part, in the order to play them")
     ap.add_argument("--players", default="2,3,4", help="player counts of the rounds part")
     ap.add_argument("--levels", default="1,3,5,7,9", help="difficulty levels of the solo part")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -106,7 +109,10 @@ def main(argv=None) -> int:
             for ruleset, players in RULESETS:
                 if Path(ruleset).stem not in chosen:
                     continue
-                for a, b in PAIRS:
+                for pair in args.pairs.split(","):
+                    a, b = pair.split("-")
+                    if (a, b) not in PAIRS:
+                        ap.error(f"no pair {pair}; pairs: {', '.join('-'.join(p) for p in PAIRS)}")
                     a, b = (args.mcts if x == "mcts" else x for x in (a, b))
                     row = run_pair(pool, ruleset, players, a, b, args.games)
                     rows.append(row)

@@ -1,5 +1,7 @@
 """One-step lookahead on the evaluation, shared by the bots: score an option by the utility of the
-game after it, and follow a player's own next decisions with that rule ("finish the move")."""
+game after it, follow a player's own next decisions with that rule ("finish the move"), and play
+every player's moves by the greedy rule until a player's next move in the round is over
+("play through the next move")."""
 from __future__ import annotations
 
 from ..chance import Sampler
@@ -19,13 +21,15 @@ def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int 
         return -1.0
 
 
-def best_next(engine, evaluation, st, luck: int) -> int:
-    """The index of the pending option whose result is best for the player to decide."""
+def best_next(engine, evaluation, st, luck: int, follow: int = 0) -> int:
+    """The index of the pending option whose result is best for the player to decide, each option
+    followed by at most `follow` more of that player's decisions (the greedy bot's rule); the first
+    of equal ones."""
     n = len(st.pending["options"])
     if n == 1:
         return 0
     seat = st.pending["player"]
-    scores = [after(engine, evaluation, st, i, seat, luck) for i in range(n)]
+    scores = [after(engine, evaluation, st, i, seat, luck, follow) for i in range(n)]
     return max(range(n), key=scores.__getitem__)
 
 
@@ -42,3 +46,24 @@ def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: in
     while follow > 0 and st.result is None and st.pending["player"] == seat and where(st) == at:
         engine.apply(st, best_next(engine, evaluation, st, luck), chance=chance)
         follow -= 1
+
+
+def play_through_next_move(engine, evaluation, st, seat: int, at: tuple, follow: int, chance, luck: int,
+                           cap: int = 200) -> None:
+    """After `seat`'s move taken in round and phase `at` is over, play on, in place on `st`, every
+    player taking the option the greedy rule gives (`best_next` with `follow`), until `seat` has made
+    its next move in a later phase of the same round and that move is over; or until the round or
+    the game ends first, or after `cap` decisions. The random events are drawn by `chance`."""
+    round_number, next_at, steps = at[0], None, 0
+    while st.result is None and steps < cap and st.round == round_number:
+        who = st.pending["player"]
+        now = where(st)
+        if who == seat and now != at:
+            if next_at is None:
+                next_at = now
+            elif now != next_at:
+                break
+        elif who != seat and next_at is not None:
+            break
+        engine.apply(st, best_next(engine, evaluation, st, luck + steps, follow), chance=chance)
+        steps += 1

@@ -10,6 +10,17 @@ scores the end with the evaluation (evaluation.py): the game's returns when it i
 utilities otherwise. Every node keeps the total utility of the player who chose the edge into it.
 Random events are drawn by a `Sampler` seeded from the bot's generator, never the game's, so with a
 budget in iterations the bot is deterministic for its seed.
+
+A decision whose worth shows only later in the round is searched otherwise (`horizon`): when a later
+phase of the round gives every player a turn (drawing first and acting after, say), the bot's move
+now is judged by what it lets the player do then. Each option is played on `samples` shared
+determinizations, with the same random events for every option (common random numbers): the
+option, the rest of the move by one-step lookahead, then every player's moves by the greedy rule
+(lookahead.py) until the player's move in that later phase is over; the option with the best mean
+utility is chosen. Such a rollout costs as much as a few dozen tree iterations, so the budget there
+is counted in samples, not iterations. In such a ruleset the tree of the other decisions covers the
+player's own move only (its leaves all end that move, so they are compared at one point of the
+round), and the same horizon is not applied inside it.
 """
 from __future__ import annotations
 
@@ -20,7 +31,7 @@ import time
 from ..chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
-from .lookahead import finish_move, where
+from .lookahead import finish_move, play_through_next_move, where
 
 
 class _Node:
@@ -36,13 +47,16 @@ class _Node:
 class MctsBot:
     """ISMCTS over option ids; see the module's description. Parameters: `iterations` per decision,
     `ms` per decision (a time budget instead, when above 0), `c` the UCT exploration constant,
-    `depth` the most decisions a rollout plays before it is scored."""
+    `depth` the most decisions a rollout plays before it is scored, `follow` the own decisions a
+    rollout finishes by lookahead, `horizon` 1 to judge a move by the player's next move in the round
+    when a later phase gives one (0: never), `samples` the determinizations each option is then
+    played on."""
 
     name = "mcts"
     uses_view = True
 
     def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
-                 depth: int = 0, follow: int = 4):
+                 depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
@@ -51,13 +65,24 @@ class MctsBot:
         self.c = c
         self.depth = depth
         self.follow = follow
+        self.horizon = horizon
+        self.samples = samples
         self.evaluation = Evaluation(engine)
         self.last_iterations = 0
+        phases = engine.program.phases
+        # Per phase: does a later phase of the round give every player a turn?
+        self.turns_later = [any(ph.mode in ("each", "turns") for ph in phases[i + 1:]) for i in range(len(phases))]
+        # Where moves are judged through a later phase, the tree covers the player's own move only.
+        self.own_move = bool(horizon) and any(self.turns_later)
+        self.root_at = None
 
     def choose(self, options: list, view):
         """The chosen option: the most visited at the root (ties: the first in the options' order)."""
         if len(options) == 1:
             return options[0]
+        phase = view.data["phase_index"]
+        if self.horizon and 0 <= phase < len(self.turns_later) and self.turns_later[phase]:
+            return self._sampled(options, view)
         root = _Node()
         self.low, self.high = 1.0, 0.0  # the range of the utilities backed up in this search
         deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
@@ -75,6 +100,41 @@ class MctsBot:
                                            -o.index))
         return best
 
+    def _sampled(self, options: list, view):
+        """The option whose rollouts through the player's next move in the round have the best mean
+        utility, over `samples` determinizations shared by every option (see the module's
+        description); equal means: the bot's generator decides."""
+        engine, rng = self.engine, self.rng
+        deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else None
+        totals = [0.0] * len(options)
+        done = 0
+        while done < self.samples if deadline is None else done == 0 or time.perf_counter() < deadline:
+            base = engine.determinize(view, rng)
+            self.evaluation.anchor(base)
+            luck = rng.getrandbits(64)
+            for j, o in enumerate(options):
+                totals[j] += self._through(base, o.index, luck)
+            done += 1
+        self.last_iterations = done
+        best = max(totals)
+        chosen = [o for o, t in zip(options, totals) if t >= best - 1e-9]
+        return chosen[rng.randrange(len(chosen))]
+
+    def _through(self, base, index: int, luck: int) -> float:
+        """The bot's utility after option `index` of a copy of `base`, the rest of its move and the
+        moves up to the end of its next one in the round (-1 when the rules fail)."""
+        engine, evaluation, seat = self.engine, self.evaluation, self.seat
+        st = engine.clone(base)
+        chance = Sampler(luck)
+        at = where(base)
+        try:
+            engine.apply(st, index, chance=chance)
+            finish_move(engine, evaluation, st, seat, self.follow, chance, luck + 1, at)
+            play_through_next_move(engine, evaluation, st, seat, at, self.follow, chance, luck + 2)
+            return evaluation.utilities(st)[seat]
+        except GameError:
+            return -1.0
+
     def _iterate(self, root: _Node, view) -> None:
         engine, rng = self.engine, self.rng
         st = engine.determinize(view, rng)
@@ -83,8 +143,13 @@ class MctsBot:
         chance = Sampler(rng.getrandbits(64))
         node, path = root, []  # path: (node, the seat that chose the edge into it)
         at = None  # where the game was before the new node's edge
+        if not root.children:
+            self.root_at = where(st)
+        own, root_at, seat = self.own_move, self.root_at, self.seat
         try:
             while st.result is None:
+                if own and (st.pending["player"] != seat or where(st) != root_at):
+                    break  # the player's move is over: a leaf, scored as it stands
                 options = engine.options(st)
                 mover = st.pending["player"]
                 children = node.children

@@ -28,7 +28,7 @@ class AgentSpec:
     text: str
 
 
-# Each agent's parameters: name -> (type, default, lowest allowed, meaning).
+# Each agent's parameters: name -> (type, default, lowest allowed, meaning[, highest allowed]).
 PARAMETERS = {
     "first": {},
     "random": {},
@@ -42,6 +42,9 @@ PARAMETERS = {
         "c": (float, 0.7, 0.0, "UCT exploration constant"),
         "depth": (int, 0, 0, "random decisions a rollout plays before the evaluation scores it"),
         "follow": (int, 4, 0, "own decisions after a new node finished by one-step lookahead before scoring"),
+        "horizon": (int, 1, 0, "1: judge a move by the player's next move when a later phase of the round gives one",
+                    1),
+        "samples": (int, 2, 1, "determinizations each option is played on when the horizon reaches a later phase"),
     },
 }
 
@@ -93,13 +96,16 @@ def parse_agents(text: str, option: str = "--agents") -> list[AgentSpec]:
                 err(p_at, p_at + len(key), f"agent `{name}` has no parameter `{key}`",
                     suggest(key, sorted(table)) or f"its parameters: {known}")
                 continue
-            kind, _, low, _ = table[key]
+            kind, _, low, _ = table[key][:4]
+            high = table[key][4] if len(table[key]) > 4 else None
             number = _number(value, kind)
             if number is None:
                 err(p_at, p_at + len(piece), f"`{key}` of `{name}` takes {'a whole number' if kind is int else 'a number'}, "
                     f"not `{value}`")
             elif number < low:
                 err(p_at, p_at + len(piece), f"`{key}` of `{name}` must be at least {low}, not {value}")
+            elif high is not None and number > high:
+                err(p_at, p_at + len(piece), f"`{key}` of `{name}` must be at most {high}, not {value}")
             elif key in values:
                 err(p_at, p_at + len(piece), f"`{key}` is given twice to `{name}`")
             else:
