@@ -299,3 +299,85 @@ def test_a_single_player_is_judged_against_where_the_decision_started():
         u = ev.utilities(after)[0]
         assert (u > 0.5) == (change > 0) and (u < 0.5) == (change < 0)
     assert unanchored > 0.85  # the squashed scale the anchor replaces
+
+
+class _Recording(Engine):
+    """An engine that keeps the seat of every decision applied through it."""
+
+    __slots__ = ("seen", "only")
+
+    def __init__(self, program, only=None):
+        super().__init__(program)
+        self.seen, self.only = [], only
+
+    def apply(self, st, choice, sink=None, chance=None):
+        if self.only is None or self.only(st):
+            self.seen.append((st.pending["player"], st.phase, st.round))
+        return super().apply(st, choice, sink, chance)
+
+
+def _applied_players(engine, st, spec, seed):
+    """The seats whose decisions a bot's search applied while it chose at `st`."""
+    who = st.pending["player"]
+    rec = _Recording(engine.program)
+    bot = make_agents(spec, st.player_count, seed, engine=rec)[who]
+    bot.choose(engine.options(st), engine.view(st, who))
+    return bot, [p for p, _, _ in rec.seen]
+
+
+def _first_decision(engine, players, seed, phase, least=2):
+    st = engine.new_game(players, seed)
+    agents = make_agents("greedy", players, seed, engine=engine)
+    while not (st.phase == phase and len(engine.options(st)) >= least):
+        engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), engine.view(st, st.pending["player"])))
+    return st
+
+
+def test_mcts_judges_a_draw_through_the_players_next_move_in_the_round():
+    # Base: drawing comes before acting in the same round, so a draw-or-stop is played on for
+    # `samples` determinizations through the other player's draws and the bot's own actions.
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    st = _first_decision(engine, 2, 3, "guardians")
+    bot, seen = _applied_players(engine, st, "mcts:samples=3", 3)
+    assert bot.last_iterations == 3
+    assert set(seen) == {0, 1}  # the others' moves are played on the way
+    plain, _ = _applied_players(engine, st, "mcts:horizon=0,iterations=20", 3)
+    assert plain.last_iterations == 20 and not plain.own_move  # without it: the tree, as in Duel
+
+
+def test_play_through_next_move_stops_when_that_move_is_over():
+    from interpreter.bots.evaluation import Evaluation as Ev
+    from interpreter.bots.lookahead import play_through_next_move, where
+    from interpreter.chance import Sampler
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    st = _first_decision(engine, 2, 3, "guardians")
+    seat, at = st.pending["player"], where(st)
+    engine.apply(st, "stop")
+    rec = _Recording(engine.program, only=lambda state: state is st)
+    play_through_next_move(rec, Ev(rec), st, seat, at, 4, Sampler(1), 2)
+    assert (seat, "actions", at[0]) in rec.seen  # the player's action move was played
+    assert all(r == at[0] for _, _, r in rec.seen)
+    # ... and over: the round has ended or someone else decides, and never the player's next draw
+    assert st.round > at[0] or st.pending["player"] != seat or st.phase != "actions"
+    assert st.round == at[0] or st.phase == "guardians"
+
+
+def test_mcts_tree_covers_its_own_move_where_the_horizon_reaches_a_later_phase():
+    # Base actions: every decision the search applies is the bot's own (its move, finished by
+    # lookahead). Duel has one phase of turns a round: its tree grows into the other's decisions.
+    base = Engine.load(ROOT / "rulesets" / "base.lf")
+    st = _first_decision(base, 2, 4, "actions", least=3)
+    bot, seen = _applied_players(base, st, "mcts:iterations=40", 4)
+    assert bot.own_move and set(seen) == {st.pending["player"]}
+    duel = Engine.load(ROOT / "rulesets" / "duel.lf")
+    st = _first_decision(duel, 2, 4, "play", least=3)
+    bot, seen = _applied_players(duel, st, "mcts:iterations=200", 4)
+    assert not bot.own_move and len(set(seen)) == 2
+
+
+def test_mcts_horizon_is_zero_or_one_and_deterministic_on_base():
+    with pytest.raises(AgentSpecError) as info:
+        parse_agents("mcts:horizon=2")
+    assert info.value.diagnostics[0].message == "`horizon` of `mcts` must be at most 1, not 2"
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    assert _decisions(engine, 2, 5, SMALL, 20) == _decisions(engine, 2, 5, SMALL, 20)
