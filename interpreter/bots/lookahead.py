@@ -8,14 +8,17 @@ from ..chance import Sampler
 from ..engine import GameError
 
 
-def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int = 0) -> float:
+def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int = 0, through: bool = False) -> float:
     """`seat`'s utility after option `index` of `st` and, when `follow` > 0, the rest of `seat`'s
-    move (`finish_move`), on a copy, its random events drawn from `luck`; -1 when the rules fail."""
+    move (`finish_move`), and with `through` the moves up to the end of its next one in the round
+    (`play_through_next_move`), on a copy, its random events drawn from `luck`; -1 when the rules fail."""
     copy = engine.clone(st)
     chance = Sampler(luck)
     try:
         engine.apply(copy, index, chance=chance)
         finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1, where(st))
+        if through:
+            play_through_next_move(engine, evaluation, copy, seat, where(st), follow, chance, luck + 2)
         return evaluation.utilities(copy)[seat]
     except GameError:
         return -1.0

@@ -31,7 +31,7 @@ import time
 from ..chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
-from .lookahead import finish_move, play_through_next_move, where
+from .lookahead import after, finish_move, where
 
 
 class _Node:
@@ -113,27 +113,12 @@ class MctsBot:
             self.evaluation.anchor(base)
             luck = rng.getrandbits(64)
             for j, o in enumerate(options):
-                totals[j] += self._through(base, o.index, luck)
+                totals[j] += after(engine, self.evaluation, base, o.index, self.seat, luck, self.follow, through=True)
             done += 1
         self.last_iterations = done
         best = max(totals)
         chosen = [o for o, t in zip(options, totals) if t >= best - 1e-9]
         return chosen[rng.randrange(len(chosen))]
-
-    def _through(self, base, index: int, luck: int) -> float:
-        """The bot's utility after option `index` of a copy of `base`, the rest of its move and the
-        moves up to the end of its next one in the round (-1 when the rules fail)."""
-        engine, evaluation, seat = self.engine, self.evaluation, self.seat
-        st = engine.clone(base)
-        chance = Sampler(luck)
-        at = where(base)
-        try:
-            engine.apply(st, index, chance=chance)
-            finish_move(engine, evaluation, st, seat, self.follow, chance, luck + 1, at)
-            play_through_next_move(engine, evaluation, st, seat, at, self.follow, chance, luck + 2)
-            return evaluation.utilities(st)[seat]
-        except GameError:
-            return -1.0
 
     def _iterate(self, root: _Node, view) -> None:
         engine, rng = self.engine, self.rng
