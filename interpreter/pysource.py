@@ -38,6 +38,12 @@ class Unsupported(Exception):
 
 # ---- helpers the generated functions call: built-ins with a shape of their own --------------------
 def _charged(rt, xs, span, what=_WALK):
+    st = rt.st
+    if st is not None:  # the budget's check, inline; `charge` words the error
+        st.steps += len(xs)
+        if st.steps <= rt.step_budget:
+            return xs
+        charge(rt, 0, span, what)
     charge(rt, len(xs), span, what)
     return xs
 
@@ -291,8 +297,11 @@ class SourceCompiler(Compiler):
             body = self.src(fn.body)
             unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             what = self.k(f"calls of `{fn.name}`")
-            func = self.function(f"def _d(rt, args):\n    charge(rt, 1, {self.k(fn.span)}, {what})\n"
-                                 f"{_PROLOGUE}{unpack}    return {body}\n", fn.span, "_d")
+            # A call is one step, charged inline; `charge` words the error.
+            func = self.function(f"def _d(rt, args):\n{_PROLOGUE}    if st is not None:\n"
+                                 f"        st.steps += 1\n        if st.steps > rt.step_budget:\n"
+                                 f"            charge(rt, 0, {self.k(fn.span)}, {what})\n"
+                                 f"{unpack}    return {body}\n", fn.span, "_d")
         except (Unsupported, SyntaxError, RecursionError, MemoryError):
             func = None
         finally:
@@ -798,8 +807,10 @@ class SourceBackend(ClosureBackend):
     row, with its expressions written inline, the frame's counter set as the loop would set it
     (errors are placed by it), the steps counted as the loop counts them, and a return where a
     record jumps. Near the step budget a run executes its first record alone, so that the budget is
-    met on the record where the loop would meet it. Every record also keeps its own instruction,
-    for control that arrives in the middle of a run."""
+    met on the record where the loop would meet it. A menu of options (`AskOption`) may end a run:
+    its conditions are written in the same function, which returns the question as the menu's own
+    instruction would. Every record also keeps its own instruction, for control that arrives in the
+    middle of a run."""
 
     LONGEST = 32  # records in one run at most
     STRAIGHT = (ir.Let, ir.LoopInit, ir.LoopNext, ir.Branch, ir.Jump, ir.Return, ir.Log)
@@ -811,7 +822,9 @@ class SourceBackend(ClosureBackend):
             end = start
             while end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
                 end += 1
-            if end - start >= 2:
+            if end < len(records) and end - start < self.LONGEST and isinstance(records[end], ir.AskOption):
+                end += 1  # a menu of options ends a run: its conditions are written inline too
+            if end - start >= 2 or isinstance(records[start], ir.AskOption):
                 proc.code[start] = self.run_of(proc, records, start, end)
         return proc
 
@@ -892,6 +905,19 @@ class SourceBackend(ClosureBackend):
         vals = "".join(f", rt.label({c.text(a)}, {c.k(t)})" for a, t in zip(r.args, r.types))
         return [f"fr.pc = {i + 1}",
                 f"rt.emit('log', {{'text': ' '.join([{c.k(r.text)}{vals}])}}, fr.active)"]
+
+    def w_AskOption(self, r, i, leave):
+        """The last record of a run: the options whose condition holds, then the question (or, with
+        none open, on at `end`). The steps are counted before the function returns the question."""
+        c = self.c
+        lines = [f"fr.pc = {i + 1}", "_labels = []", "_pcs = []"]
+        for name, cond, target in zip(r.labels, r.conds, r.targets):
+            add = [f"_labels.append({c.k(name)})", f"_pcs.append({target})"]
+            lines += add if cond is None else [f"if {c.text(cond)}:"] + ["    " + line for line in add]
+        lines += ["if not _labels:", f"    fr.pc = {r.end}"] + ["    " + line for line in leave]
+        who = c.text(r.by) if r.by is not None else "fr.active"
+        return lines + leave[:-1] + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, "
+                                     "{'kind': 'jump', 'pcs': _pcs})"]
 
     def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
         c = self.c

@@ -87,7 +87,7 @@ def test_mutated_rulesets_behave_the_same_on_both_back_ends(tmp_path):
 # Every name the generated text may use: its own (rt, env, K, _F, the helpers, fresh `_it3`-style
 # variables) and Python's built-ins. A ruleset's names reach the text only inside string literals.
 def _own(name: str) -> bool:
-    return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j",
+    return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j", "_labels", "_pcs",
                      "bounded", "charge", "lambda", "for", "in", "if", "else", "and", "or", "not", "is",
                      "return", "def", "del", "True", "False", "None")
             or name in pysource._HELPERS or hasattr(builtins, name)
@@ -119,7 +119,7 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
                               "adjacent", "player_count", "markers", "get", "defs_by_kind", "random_choice",
                               "fits", "tracks", "values", "pc", "steps", "step_budget", "set_counter", "emit",
                               "label", "active", "env", "join", "slot_key", "room", "host", "slot_of",
-                              "attached", "zone_of", "call_formula", "faces", "face"}, attributes
+                              "attached", "zone_of", "call_formula", "faces", "face", "ask", "append"}, attributes
 
 
 HOSTILE = r"""
@@ -258,3 +258,58 @@ def test_an_error_inside_a_run_is_placed_as_the_closures_place_it(tmp_path, chan
         messages.append(str(err.value))
     assert messages[0] == messages[1]
     assert ("division by zero" if change else "more than") in messages[0]
+
+
+MENU = r"""
+game "Menus" { players 2..2 cards "tiny.toml" round_limit 3 step_budget 400 }
+kind Token { value: int }
+counter n = 0
+counter taken = 0
+round {
+    phase ask each p {
+        let a = 1
+        while n < STOP {
+            set n += 1
+            choose {
+                option go if OPEN {
+                    set taken += 1
+                }
+                option stay if n > 30 and n < 35 {
+                    set taken += 100
+                }
+            }
+        }
+        end game "the count is done"
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("open_, budget", [
+    ("n > 1000", 400), ("n > 1000", 401), ("n > 1000", 402), ("n > 1000", 403),  # no option ever open
+    ("n > 3 and 10 / (a - 1) > 0", 400),   # a division by zero in an option's condition
+    ("n % 3 == 0", 400),                   # menus open and closed by turns: the game plays through
+])
+def test_a_menu_that_ends_a_run_behaves_as_the_closures_make_it(tmp_path, open_, budget):
+    """A menu of options is written into the run before it: its conditions, the options it offers,
+    a menu with none open, and an error or the step budget met there are as record by record."""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "menus.lf").write_text(MENU.replace("OPEN", open_).replace("STOP", "1000000" if "1000" in open_ else "40").replace("step_budget 400", f"step_budget {budget}"))
+    outcomes = []
+    for backend in ("source", "closures"):
+        engine = Engine.load(tmp_path / "menus.lf", backend=backend)
+        events = []
+        try:
+            st = engine.new_game(2, 1, sink=events.append)
+            while not engine.is_over(st):
+                engine.apply(st, 0, sink=events.append)
+            outcomes.append(("played", events, dict(st.counters)))
+        except GameError as exc:
+            outcomes.append(("failed", str(exc)))
+    assert outcomes[0] == outcomes[1]
+    if open_ == "n > 1000":
+        assert outcomes[0][0] == "failed" and "more than" in outcomes[0][1]
+    elif "/" in open_:
+        assert outcomes[0][0] == "failed" and "division by zero" in outcomes[0][1]
+    else:
+        assert outcomes[0][0] == "played" and outcomes[0][2]["taken"] > 100  # both options were taken
