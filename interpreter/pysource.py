@@ -39,12 +39,12 @@ class Unsupported(Exception):
 # ---- helpers the generated functions call: built-ins with a shape of their own --------------------
 def _charged(rt, xs, span, what=_WALK):
     st = rt.st
-    if st is not None:  # the budget's check, inline; `charge` words the error
-        st.steps += len(xs)
-        if st.steps <= rt.step_budget:
-            return xs
+    if st is None:  # before any game: `charge` checks the engine's own ceiling
+        charge(rt, len(xs), span, what)
+        return xs
+    st.steps += len(xs)  # the budget's check, inline (a call less); `charge` words the error
+    if st.steps > rt.step_budget:
         charge(rt, 0, span, what)
-    charge(rt, len(xs), span, what)
     return xs
 
 
@@ -916,8 +916,8 @@ class SourceBackend(ClosureBackend):
             lines += add if cond is None else [f"if {c.text(cond)}:"] + ["    " + line for line in add]
         lines += ["if not _labels:", f"    fr.pc = {r.end}"] + ["    " + line for line in leave]
         who = c.text(r.by) if r.by is not None else "fr.active"
-        return lines + leave[:-1] + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, "
-                                     "{'kind': 'jump', 'pcs': _pcs})"]
+        count = leave[:-1]  # `leave` is the run's step count, then a bare return
+        return lines + count + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, {{'kind': 'jump', 'pcs': _pcs}})"]
 
     def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
         c = self.c
