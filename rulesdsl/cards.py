@@ -282,8 +282,8 @@ def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, tuple, str, int 
                 check((face, key), fields[key], value, f"face {face!r}: ")
             else:
                 hint = suggest(key, list(fields))
-                out.append(("key", (face, key), f"face {face!r}: unknown field {key!r}" + (f" ({hint})" if hint else ""),
-                            None))
+                message = f"face {face!r}: unknown field {key!r}" + (f" ({hint})" if hint else "")
+                out.append(("key", (face, key), message, None))
     return out
 
 
