@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -13,13 +14,25 @@ from . import ast as A
 from .errors import CardError, Diagnostic, at, make, suggest
 from .limits import MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
-from .tomlpos import TomlMap, decode_error
+from .tomlpos import TomlMap, decode_error, line_col, long_integer
 
 _PY_TYPES = {"int": int, "bool": bool, "text": str, "enum": str, "action": str, "list": list, "set": list,
              "formula": str}
 _NONE_OK = {"action", "formula"}
 _FORMULA_TOKEN = re.compile(r'\s*(?:(?P<num>-?[0-9]+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<text>"[^"\n]*")|(?P<sym>[(),\[\]]))')
 MAX_FORMULA_ARGS = 12
+_OUT_OF_RANGE = "the number is outside the engine's range (-2^63 .. 2^63-1)"
+
+
+def _int_in_range(text: str) -> int | None:
+    """The integer a decimal literal (a sign, then digits) writes, or None outside MIN_INT .. MAX_INT.
+
+    A literal longer than any number in the range is refused by its length and never converted:
+    Python refuses to convert more than 4,300 digits, and converting is quadratic before that."""
+    if len(text.lstrip("+-").lstrip("0")) > len(str(MAX_INT)):
+        return None
+    n = int(text)
+    return n if MIN_INT <= n <= MAX_INT else None
 
 
 def parse_formula(text: str) -> tuple:
@@ -48,15 +61,18 @@ def parse_formula(text: str) -> tuple:
         pos += 1
         return v
 
+    def number():
+        at = tokens[pos][2]
+        n = _int_in_range(take("num", None, "a number"))
+        if n is None:
+            raise ValueError(_OUT_OF_RANGE, at)
+        return n
+
     def arg():
         nonlocal pos
         k, v, at = tokens[pos]
         if k == "num":
-            pos += 1
-            n = int(v)
-            if not MIN_INT <= n <= MAX_INT:
-                raise ValueError("the number is outside the engine's range", at)
-            return n
+            return number()
         if k == "text":
             pos += 1
             return ("text", v[1:-1])
@@ -69,7 +85,7 @@ def parse_formula(text: str) -> tuple:
             while tokens[pos][:2] != ("sym", "]"):
                 if items:
                     take("sym", ",", "`,` or `]`")
-                items.append(int(take("num", None, "a number")))
+                items.append(number())
             pos += 1
             return items
         raise ValueError("expected a value: a number, a name, a \"text\" or a list of numbers", at)
@@ -190,10 +206,11 @@ def _field_problem(f, value) -> str | None:
     if not isinstance(value, py) or (py is int and isinstance(value, bool)):
         return f"field {f.name!r}: expected {_show_type(py, f.type.name)}, got {_show_value(value)}"
     if f.type.name == "formula":
-        try:
-            parse_formula(value)
-        except ValueError as exc:
-            return f"field {f.name!r}: {exc.args[0]} at column {exc.args[1] + 1} of the formula {value!r}"
+        wrong = _formula_syntax_problem(value)
+        if wrong:
+            # A long formula is not repeated whole: the caret, or the column, shows where it goes wrong.
+            shown = f" {value!r}" if len(value) <= 60 else ""
+            return f"field {f.name!r}: {wrong[0]} at column {wrong[1] + 1} of the formula{shown}"
     if f.type.name == "set" and not all(isinstance(v, str) and v in f.type.values for v in value):
         wrong = next(v for v in value if not (isinstance(v, str) and v in f.type.values))
         hint = suggest(wrong, f.type.values) if isinstance(wrong, str) else None
@@ -202,7 +219,7 @@ def _field_problem(f, value) -> str | None:
     if f.type.name == "list" and not all(type(v) is int and MIN_INT <= v <= MAX_INT for v in value):
         return f"field {f.name!r}: a list of numbers (in the engine's range), got {_show_value(value)}"
     if py is int and not MIN_INT <= value <= MAX_INT:
-        return f"field {f.name!r}: the number is outside the engine's range (-2^63 .. 2^63-1)"
+        return f"field {f.name!r}: {_OUT_OF_RANGE}"
     if f.type.name == "enum" and value not in f.type.values:
         hint = suggest(value, f.type.values)
         return (f"field {f.name!r}: {_show_value(value)} is not one of {', '.join(f.type.values)}"
@@ -210,48 +227,63 @@ def _field_problem(f, value) -> str | None:
     return None
 
 
-def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, tuple, str]]:
+def _formula_syntax_problem(text: str) -> tuple[str, int] | None:
+    """What is wrong with a formula's text and the offset in the text where it is, or None."""
+    try:
+        parse_formula(text)
+    except ValueError as exc:
+        return exc.args[0], exc.args[1]
+    return None
+
+
+def _problems(entry: dict, kind: A.KindDecl) -> list[tuple[str, tuple, str, int | None]]:
     """Every problem of one card entry: unknown, missing and mistyped fields, bad enum values, and
-    the same in the tables of its faces. Each is (where, path below the card, message): where is
-    "key", "value" or "header" (a missing field)."""
+    the same in the tables of its faces. Each is (where, path below the card, message, offset):
+    where is "key", "value" or "header" (a missing field); offset, for a formula that does not
+    parse, is where in its text it goes wrong (else None)."""
     out = []
     fields = {f.name: f for f in kind.fields}
     faces = [x.name for x in kind.faces]
+
+    def check(path, f, value, prefix=""):
+        problem = _field_problem(f, value)
+        if problem:
+            wrong = _formula_syntax_problem(value) if f.type.name == "formula" and isinstance(value, str) else None
+            out.append(("value", path, prefix + problem, wrong[1] if wrong else None))
+
     for key in entry:
         if key != "name" and key not in fields and key not in faces:
             hint = suggest(key, list(fields) + faces)
-            out.append(("key", (key,), f"unknown field {key!r}" + (f" ({hint})" if hint else "")))
+            out.append(("key", (key,), f"unknown field {key!r}" + (f" ({hint})" if hint else ""), None))
     if "name" not in entry:
-        out.append(("header", (), "missing field 'name'"))
+        out.append(("header", (), "missing field 'name'", None))
     elif not isinstance(entry["name"], str):
-        out.append(("value", ("name",), f"field 'name': expected text, got {_show_value(entry['name'])}"))
+        out.append(("value", ("name",), f"field 'name': expected text, got {_show_value(entry['name'])}", None))
     for f in kind.fields:
         if f.name not in entry:
             if f.default is None:
-                out.append(("header", (), f"missing field {f.name!r}"))
+                out.append(("header", (), f"missing field {f.name!r}", None))
             continue
-        problem = _field_problem(f, entry[f.name])
-        if problem:
-            out.append(("value", (f.name,), problem))
+        check((f.name,), f, entry[f.name])
     for face in faces:
         table = entry.get(face)
         if table is None:
             continue
         if not isinstance(table, dict):
             out.append(("value", (face,), f"face {face!r}: expected a table of field values, "
-                                          f"got {_show_value(table)}"))
+                                          f"got {_show_value(table)}", None))
             continue
         for key, value in table.items():
             if key == "name":
-                problem = None if isinstance(value, str) else f"field 'name': expected text, got {_show_value(value)}"
+                if not isinstance(value, str):
+                    out.append(("value", (face, key), f"face {face!r}: field 'name': expected text, "
+                                                      f"got {_show_value(value)}", None))
             elif key in fields:
-                problem = _field_problem(fields[key], value)
+                check((face, key), fields[key], value, f"face {face!r}: ")
             else:
                 hint = suggest(key, list(fields))
-                out.append(("key", (face, key), f"face {face!r}: unknown field {key!r}" + (f" ({hint})" if hint else "")))
-                continue
-            if problem:
-                out.append(("value", (face, key), f"face {face!r}: {problem}"))
+                message = f"face {face!r}: unknown field {key!r}" + (f" ({hint})" if hint else "")
+                out.append(("key", (face, key), message, None))
     return out
 
 
@@ -282,12 +314,31 @@ def read_toml(path: str, error=CardError, missing: str = "file not found") -> tu
         line, col, message = decode_error(text, exc)
         raise error([make(path, text, line, col, f"not valid TOML: {message}")]) from None
     except ValueError:  # the only other failure of tomllib: a number too long to convert
-        m = re.search(r"[0-9][0-9_]{4000,}", text)
-        line = text.count("\n", 0, m.start()) + 1 if m else 0
-        col = m.start() - text.rfind("\n", 0, m.start()) if m else 0
-        raise error([make(path, text, line, col, "the number is outside the engine's range "
-                          "(-2^63 .. 2^63-1)")]) from None
-    return raw, TomlMap(text)
+        span = long_integer(text, sys.get_int_max_str_digits())
+        (line, col), end = (line_col(text, span[0]), line_col(text, span[1])) if span else ((0, 0), (0, 0))
+        raise error([make(path, text, line, col, _OUT_OF_RANGE, end_line=end[0], end_col=end[1])]) from None
+    where = TomlMap(text)
+    errors = []
+    for key_path in _huge_integers(raw):  # written in base 16, 8 or 2, or just too large
+        (line, col), end = where.value(key_path), where.value_end(key_path)
+        errors.append(make(path, text, line, col, _OUT_OF_RANGE, end_line=end[0], end_col=end[1]))
+    if errors:
+        raise error(errors)
+    return raw, where
+
+
+def _huge_integers(data) -> list[tuple]:
+    """The key paths of the integers of parsed TOML data outside the engine's range."""
+    out, todo = [], [((), data)]
+    while todo:
+        key_path, value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend((key_path + (k,), v) for k, v in value.items())
+        elif isinstance(value, list):
+            todo.extend((key_path + (i,), v) for i, v in enumerate(value))
+        elif type(value) is int and not MIN_INT <= value <= MAX_INT:
+            out.append(key_path)
+    return out
 
 
 def load_cards(path: str | Path, kinds: dict) -> CardDB:
@@ -323,9 +374,10 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             label = f"card {entry.get('name')!r}" if isinstance(entry.get("name"), str) else f"[[{table}]] #{i + 1}"
             problems = _problems(entry, kinds[table])
             if problems:
-                for kind_of_place, below, msg in problems:
+                for kind_of_place, below, msg, offset in problems:
                     place = {"key": where.key, "value": where.value, "header": where.header}[kind_of_place]
-                    err(place((table, i) + below), f"{table} {label}: {msg}")
+                    at = place((table, i) + below) if offset is None else where.in_string((table, i) + below, offset)
+                    err(at, f"{table} {label}: {msg}")
                 continue
             face_names = {x.name for x in kinds[table].faces}
             face_tables = {k: v for k, v in entry.items() if k in face_names}
@@ -524,7 +576,7 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
                     continue
                 entry[a.name] = value
                 spans[a.name] = a
-        problems = [(below[0] if below else "", message) for _, below, message in _problems(entry, kind)
+        problems = [(below[0] if below else "", message) for _, below, message, _ in _problems(entry, kind)
                     if (below and below[0] in spans) or (not below and not bad)]  # unknown: reported above
         for field, message in problems:
             err(spans[field].value.span if field in spans else edit.span, f"`{what}`: {message}")

@@ -304,13 +304,6 @@ class Checker:
             if f.type.name in ("enum", "set"):
                 if len(set(f.type.values)) != len(f.type.values):
                     self.err(f.type, "an enum value is listed twice")
-                for v in f.type.values:
-                    if v in self.decls:
-                        what = _DECL_WORDS.get(type(self.decls[v]), "declaration")
-                        if what == "action" and self.decls[v].routine:
-                            what = "routine"
-                        self.err(f.type, f"enum value `{v}` of {owner}'s field {f.name} is also the name of {what} `{v}`",
-                                 f"in a rule `{v}` would mean the {what}: rename one of them")
                 self.enum_values.update(f.type.values)
 
     # -- bodies
@@ -1103,6 +1096,12 @@ class Checker:
             return ACTION
         if kind == "def":
             self.err(e, f"`{n}` is a definition; call it as `{n}(...)`")
+            return ANY
+        if kind == "ambiguous":
+            what = "constant" if b.decl.kind in CONSTANTS else {"param": "parameter"}.get(b.decl.kind, b.decl.kind)
+            other = f"the {what} `{n}`"
+            self.err(e, f"`{n}` could mean {other} or {self.res.enum_origins[n]}",
+                     "a bare name cannot tell them apart: rename one of them")
             return ANY
         candidates = set(b.decl) | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
         self.err(e, f"unknown name `{n}`", suggest(n, candidates))

@@ -21,16 +21,22 @@ The scoping rules, in the order a name is looked up:
 2. **Declarations** other than actions, routines and definitions: parameters, card kinds, zones,
    counters, grids, tracks, markers, pieces (one namespace, the first declaration of a name wins).
 3. **Constants**: `players`, `player_count`.
-4. **Enum values** of any field.
+4. **Enum values** of any field (and slot and face names, written bare like them).
 5. **Actions and routines** (their name as a value), then **definitions** (an error unless
    called).
+
+An enum value spelt like a declaration of 2, 3 or 5 is the one name a bare use cannot tell apart:
+that use is bound `ambiguous` (the checker refuses it there) rather than silently given to one of
+them. A definition never clashes, since it is only ever called, and neither does a use in a place
+that names one category (below).
 
 Some places name a declaration of one category, whatever else the name might mean: the callee of
 a `do` or `perform` (an action or routine, never a local), the first argument of `defs` (a kind),
 `holder` (a marker), `space`, `position`, `free_spaces` and `space_at` (a track), the default of
 an `action` field and the value given to one in a data block (an action), and the default of an
-`enum` field (a value of that enum). A called name is looked up among locals (an error), then
-definitions, actions (an error: they are performed with `do`) and built-in functions.
+`enum` or `set` field and the value given to one in a data block (a value of that enum). A called
+name is looked up among locals (an error), then definitions, actions (an error: they are performed
+with `do`) and built-in functions.
 
 `min` and `max` have two forms: of two numbers, or of an expression over a collection (binding
 `it` in the second argument). Which one a call is depends on the type of its first argument,
@@ -136,8 +142,10 @@ class Binding:
     `kind` is `local` (then `decl` is the `Var`), a declaration category (`param`, `kind`, `zone`,
     `counter`, `grid`, `track`, `marker`, `piece`, `action`, `routine`, `def`; `decl` is the
     declaration node), `players` or `player_count`, `enum` (an enum value), `builtin` (a built-in
-    function), `dynamic` (the callee of a `do` computed by an expression), or `unknown` (then
-    `decl` is the tuple of local names in scope there, for a "did you mean").
+    function), `dynamic` (the callee of a `do` computed by an expression), `ambiguous` (an enum
+    value and a declaration or constant spelt alike, used bare: `decl` is the binding of the
+    other), or `unknown` (then `decl` is the tuple of local names in scope there, for a "did you
+    mean").
     """
 
     kind: str
@@ -187,17 +195,25 @@ class Resolver:
             if category == "action" and item.routine:
                 category = "routine"
             self.decls.setdefault(item.name, Binding(category, item.name, item))
-        self.enum_values: set[str] = set()
+        # enum value -> where it is declared, as a message names it ("the value `x` of enum E")
+        self.enum_origins: dict[str, str] = {}
+        for item in program.items:  # a named enum's values, before its fields are given them
+            if isinstance(item, A.EnumDecl):
+                for v in item.values:
+                    self.enum_origins.setdefault(v, f"the value `{v}` of enum {item.name}")
         for b in self.decls.values():
             for fields in _field_lists(b.decl):
                 for f in fields:
                     if f.type.name in ("enum", "set"):
-                        self.enum_values.update(f.type.values)
+                        for v in f.type.values:
+                            self.enum_origins.setdefault(
+                                v, f"the value `{v}` of {b.kind} {b.name}'s field {f.name}")
             if isinstance(b.decl, A.KindDecl):  # slot and face names are written bare, as enum values
-                self.enum_values.update(x.name for x in b.decl.slots + b.decl.faces)
-        for item in program.items:  # a named enum's values, before its fields are given them
-            if isinstance(item, A.EnumDecl):
-                self.enum_values.update(item.values)
+                for x in b.decl.slots:
+                    self.enum_origins.setdefault(x.name, f"the slot `{x.name}` of kind {b.name}")
+                for x in b.decl.faces:
+                    self.enum_origins.setdefault(x.name, f"the face `{x.name}` of kind {b.name}")
+        self.enum_values: set[str] = set(self.enum_origins)
         self._constants = {n: Binding(n, n) for n in CONSTANT_NAMES}
         self._enums = {n: Binding("enum", n) for n in sorted(self.enum_values)}
 
@@ -249,13 +265,12 @@ class Resolver:
     def global_name(self, n: str) -> Binding | None:
         """What `n` means where no local of that name is visible, or None."""
         b = self.decls.get(n)
-        if b is not None and b.kind not in _CALLED_ONLY:
-            return b
-        if n in self._constants:
-            return self._constants[n]
+        named = b if b is not None and b.kind not in _CALLED_ONLY else self._constants.get(n)
         if n in self._enums:
-            return self._enums[n]
-        return b
+            # A definition is only ever called, so it never competes with a bare enum value.
+            other = named or (b if b is not None and b.kind != "def" else None)
+            return Binding("ambiguous", n, other) if other is not None else self._enums[n]
+        return named or b
 
     def unknown(self, n: str, scope) -> Binding:
         return Binding("unknown", n, tuple(sorted(scope.names())) if scope is not None else ())
@@ -281,7 +296,17 @@ class Resolver:
             elif f.type.name == "action":
                 self.action_value(f.default)
             else:
-                self.expr(f.default, _Scope())
+                self.field_value(f, f.default)
+
+    def field_value(self, f, e):
+        """Data given to field `f`: a name among its enum's values (alone, or listed for a `set`)
+        is that value, whatever else is spelt the same."""
+        values = f.type.values if f.type.name in ("enum", "set") else ()
+        for item in e.items if f.type.name == "set" and isinstance(e, A.ListLit) else (e,):
+            if isinstance(item, A.Name) and item.id in values:
+                self.bindings[item] = self._enums[item.id]
+            else:
+                self.expr(item, _Scope())
 
     def action_value(self, e):
         """Data naming an action: a Name is looked up among actions and routines only."""
@@ -296,6 +321,8 @@ class Resolver:
             f = by_name.get(a.name)
             if f is not None and f.type.name == "action":
                 self.action_value(a.value)
+            elif f is not None:
+                self.field_value(f, a.value)
             else:
                 self.expr(a.value, _Scope())
 

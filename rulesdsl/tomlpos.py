@@ -13,6 +13,9 @@ import re
 import tomllib
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
+_DIGITS = re.compile(r"[0-9_]+")
+_NUMBER_LIKE = re.compile(r"[0-9A-Za-z_.:+-]+")
+_VALUE_END = re.compile(r"[\s,\]}#]|$")
 _ILLEGAL = re.compile(r"Illegal character '(.+)'")
 _CONTROL = {"\\n": "a line end", "\\t": "a tab", "\\r": "a carriage return", "\\x00": "a null character"}
 _DECODE_ERROR = re.compile(r"\s*\((?:at line (\d+), column (\d+)|at end of document)\)\s*$")
@@ -23,6 +26,46 @@ def line_col(text: str, index: int) -> tuple[int, int]:
     line = text.count("\n", 0, index) + 1
     start = text.rfind("\n", 0, index) + 1
     return line, index - start + 1
+
+
+def long_integer(text: str, digits: int) -> tuple[int, int] | None:
+    """Start and end index of the first integer of a TOML text written with more than `digits`
+    decimal digits, outside strings and comments, or None. tomllib converts every integer it reads
+    and Python refuses to convert more than 4,300 digits: this finds the number it stopped on."""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif ch in "\"'":
+            quote = ch * 3 if text.startswith(ch * 3, i) else ch
+            i += len(quote)
+            while i < n and not text.startswith(quote, i) and not (len(quote) == 1 and text[i] == "\n"):
+                i += 2 if ch == '"' and text[i] == "\\" else 1
+            i += len(quote)
+        elif ch.isdigit() and ch.isascii():
+            m = _DIGITS.match(text, i)
+            j = _skip_blanks(text, m.end())
+            word = _NUMBER_LIKE.match(text, i)
+            if word.end() > m.end() or text.startswith("=", j):
+                i = word.end()  # a key, a float, a date, a time, or a number in base 16, 8 or 2
+                continue
+            if sum(c != "_" for c in m.group(0)) > digits:
+                start = i - 1 if i > 0 and text[i - 1] in "+-" else i
+                return start, m.end()
+            i = m.end()
+        elif ch != "-" and _BARE.match(text, i):  # a sign is read with the number after it
+            i = _BARE.match(text, i).end()
+        else:
+            i += 1
+    return None
+
+
+def _skip_blanks(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
 
 
 def decode_error(text: str, exc: tomllib.TOMLDecodeError) -> tuple[int, int, str]:
@@ -90,6 +133,14 @@ class TomlMap:
         if path in self.values:
             return self.pos(self.values[path])
         return self.key(path)
+
+    def value_end(self, path: tuple) -> tuple[int, int]:
+        """Where a value that is not a string, an array or a table (a number, a date, true or
+        false) ends: the position just after its last character."""
+        i = self.values.get(tuple(path))
+        if i is None:
+            return self.key(path)
+        return self.pos(_VALUE_END.search(self.text, i).start())
 
     def in_string(self, path: tuple, offset: int) -> tuple[int, int]:
         """Where the character at `offset` (0-based, in the decoded string) of the string value at

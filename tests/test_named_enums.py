@@ -107,3 +107,50 @@ def test_a_set_default_must_list_values_of_its_enum(tmp_path):
         load(tmp_path, SETS.replace("= [grey]", "= [gray]"))
     text = err.value.render()
     assert "default of `marks` is a list of values of its enum" in text and "named.lf:" in text
+
+
+# A ruleset written by an outsider: an enum value and a definition spelt alike. A definition is
+# only ever called, so `r == most` is the enum value and `most(p, c.value)` the definition.
+OUTSIDER = """
+game "Outsider" { players 2..2 cards "tiny.toml" round_limit 1 }
+enum Rank { most, least }
+kind Token {
+    value: int
+    rank: Rank = least
+}
+zone pile: row of Token
+counter score = 0 per player
+def most(p, i) = i * 10 + seat(p)
+setup { create defs(Token) into pile }
+round {
+    phase look each p {
+        for c in pile {
+            let r = c.rank
+            if r == most { set p.score += most(p, c.value) } else { set p.score += 1 }
+        }
+    }
+    phase close { end game }
+}
+victory for p after close { win if false rank by p.score }
+"""
+
+
+def test_an_enum_value_spelt_like_a_def_checks_and_runs(tmp_path):
+    cards = (ROOT / "tests" / "rulesets" / "tiny.toml").read_text().replace(
+        'name = "Blue"\nvalue = 2', 'name = "Blue"\nvalue = 2\nrank = "most"')
+    st = load(tmp_path, OUTSIDER, cards=cards).new_game(2, 1)
+    assert st.counters["score"] == [2 * 10 + 1 + 2, 2 * 10 + 2 + 2]  # Blue is most; Red and Green 1 each
+
+
+def test_a_bare_name_both_an_enum_value_and_a_zone_is_refused_where_it_is_written(tmp_path):
+    rules = OUTSIDER.replace("zone pile: row of Token", "zone pile: row of Token\nzone least: row of Token").replace(
+        "if r == most {", "if r == least or count(least) > 0 {")
+    with pytest.raises(LanguageError) as err:
+        load(tmp_path, rules)
+    line = next(i for i, text in enumerate(rules.splitlines(), 1) if "r == least" in text)
+    text = rules.splitlines()[line - 1]
+    at = [text.index("least"), text.index("least", text.index("count"))]
+    assert [(d.line, d.col, d.end_line, d.end_col) for d in err.value.diagnostics] == [
+        (line, col + 1, line, col + 1 + len("least")) for col in at]
+    assert {d.message for d in err.value.diagnostics} == {
+        "`least` could mean the zone `least` or the value `least` of enum Rank"}

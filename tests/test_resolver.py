@@ -243,10 +243,24 @@ def test_the_first_player_of_a_phase_cannot_be_its_own_variable(tmp_path):
     assert message == "unknown name `p`"
 
 
-def test_an_enum_value_named_like_an_action_is_refused(tmp_path):
-    message = _check_error(tmp_path, "kind Tag { how: enum(buy, sell) }\naction buy(p) { }",
-                           "do buy(player(1))")
-    assert "enum value `buy` of kind Tag's field how is also the name of action `buy`" in message
+def test_an_enum_value_named_like_an_action_is_refused_only_where_a_bare_name_could_be_either(tmp_path):
+    decls = "kind Tag { how: enum(buy, sell) = buy }\naction buy(p) { }"
+    engine, logs = load(tmp_path, decls, "do buy(player(1))\nlog \"sold\", sell")
+    assert logs == ["sold sell"]
+    with pytest.raises(CheckError) as info:
+        load(tmp_path, decls, "do buy(player(1))\nlog \"bought\", buy")
+    (d,) = info.value.diagnostics
+    assert d.message == "`buy` could mean the action `buy` or the value `buy` of kind Tag's field how"
+    assert (d.line, d.col, d.end_col) == (12, 15, 18) and d.source_line[d.col - 1:d.end_col - 1] == "buy"
+
+
+def test_an_enum_value_named_like_a_def_is_the_value_bare_and_the_def_called(tmp_path):
+    engine, logs = load(tmp_path, "enum Rank { most, least }\nkind Medal { rank: Rank = most }\ndef most(n) = n * 2",
+                        "let r = most\nlog \"r\", r == most, most(4), least")
+    assert [m[0] for m in meanings(engine.model, "most")] == ["enum", "enum", "enum"]  # the default too
+    calls = [b.kind for n, b in engine.model.bindings.items() if isinstance(n, A.Call) and n.func.id == "most"]
+    assert calls == ["def"]
+    assert logs == ["r true 8 least"]
 
 
 def test_a_misspelt_name_suggests_a_local_in_scope():
@@ -266,7 +280,7 @@ def test_every_name_of_a_ruleset_is_bound():
         bindings = resolve(program).bindings
         every = [n for item in program.items for n in _all_names(item)]
         assert every and all(n in bindings for n in every), name
-        assert not [n.id for n in every if bindings[n].kind == "unknown"], name
+        assert not [n.id for n in every if bindings[n].kind in ("unknown", "ambiguous")], name
 
 
 def _all_names(node):
