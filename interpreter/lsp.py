@@ -181,8 +181,8 @@ class End:
 
 
 class Refused:
-    """A message longer than FRAME_MAX_BYTES, announced with `size` bytes (None when the number
-    has more digits than any stream can carry); its bytes are read and dropped after this."""
+    """A message longer than the limit, announced with `size` bytes: its bytes are read and
+    dropped before the next message."""
 
     def __init__(self, size: int):
         self.size = size
@@ -347,7 +347,6 @@ class Documents:
         self.published: dict[str, set[str]] = {}
         self.waiting: dict[str, asyncio.Task] = {}
         self.generations = 0
-        self.runs = 0
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lfdsl-analysis")
 
     def changed(self, uri: str) -> None:
@@ -380,7 +379,11 @@ class Documents:
         # From here the task is no longer cancelled by a change: the analysis it starts skips itself
         # if a newer text came first.
         self.waiting.pop(uri, None)
-        await self.fresh(uri)
+        try:
+            await self.fresh(uri)
+        except Exception as exc:  # a defect of lfdsl: said in one line, and the next edit is checked
+            log.error("internal error (%s) while checking %s; this is a fault of lfdsl, not of the file",
+                      type(exc).__name__, path_of(uri))
 
     async def fresh(self, uri: str) -> Analysis | None:
         """The analysis of the newest text of `uri` (run now if needed), or the newest there is
@@ -407,7 +410,6 @@ class Documents:
         have = self.done.get(uri)
         if self.latest.get(uri) != generation or (have is not None and have.generation == generation):
             return None
-        self.runs += 1
         return Analysis(path, text, generation)
 
     def _publish(self, uri: str, a: Analysis, version) -> None:
@@ -639,7 +641,7 @@ class _OneLine(logging.Formatter):
     (LFDSL_DEBUG=1 keeps everything)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        first = record.getMessage().splitlines()[0] if record.getMessage() else ""
+        first = (record.getMessage().splitlines() or [""])[0]
         return "lfdsl lsp: " + (first[:300] + "..." if len(first) > 300 else first)
 
 
@@ -648,7 +650,7 @@ def main() -> int:
     handler = logging.StreamHandler(sys.stderr)
     if not os.environ.get("LFDSL_DEBUG"):
         handler.setFormatter(_OneLine())
-    for name in ("pygls", log.name):
+    for name in ("pygls", "asyncio", log.name):
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG if os.environ.get("LFDSL_DEBUG") else logging.WARNING)

@@ -36,7 +36,7 @@ class Client:
     server still running after `deadline` seconds is killed, so a lost answer fails the test (its
     reader sees the end of the output) instead of hanging it."""
 
-    def __init__(self, preexec_fn=None, deadline=120.0):
+    def __init__(self, preexec_fn=None, deadline=60.0):
         self._errors = tempfile.TemporaryFile()
         env = dict(os.environ, LFDSL_CANARY=CANARY)
         self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT, env=env,
