@@ -30,7 +30,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as T
 from cattrs import transform_error
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -346,6 +346,7 @@ class Documents:
         self.done: dict[str, Analysis] = {}
         self.published: dict[str, set[str]] = {}
         self.waiting: dict[str, asyncio.Task] = {}
+        self.running: dict[str, tuple[int, asyncio.Future]] = {}
         self.generations = 0
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lfdsl-analysis")
 
@@ -363,7 +364,7 @@ class Documents:
         old = self.waiting.pop(uri, None)
         if old is not None:
             old.cancel()
-        for table in (self.latest, self.done, self.published):
+        for table in (self.latest, self.done, self.published, self.running):
             table.pop(uri, None)
 
     def stop(self) -> None:
@@ -396,8 +397,15 @@ class Documents:
             return have
         doc = self.server.workspace.get_text_document(uri)
         version = doc.version
-        a = await asyncio.get_running_loop().run_in_executor(
-            self.pool, self._analyse, uri, generation, path_of(uri), doc.source)
+        running = self.running.get(uri)
+        if running is None or running[0] != generation:
+            running = self.running[uri] = (generation, asyncio.get_running_loop().run_in_executor(
+                self.pool, self._analyse, uri, generation, path_of(uri), doc.source))
+        # Shielded: the requests waiting for the same check share it, and one of them cancelled
+        # does not cancel it for the others.
+        a = await asyncio.shield(running[1])
+        if self.running.get(uri) is running:
+            del self.running[uri]
         have = self.done.get(uri)
         if a is not None and uri in self.latest and (have is None or have.generation < a.generation):
             self.done[uri] = a
@@ -406,9 +414,8 @@ class Documents:
         return self.done.get(uri)
 
     def _analyse(self, uri: str, generation: int, path: str, text: str) -> Analysis | None:
-        """In the worker thread: the analysis, unless a newer text or the same one was analysed."""
-        have = self.done.get(uri)
-        if self.latest.get(uri) != generation or (have is not None and have.generation == generation):
+        """In the worker thread: the analysis, unless a newer text came while it waited its turn."""
+        if self.latest.get(uri) != generation:
             return None
         return Analysis(path, text, generation)
 
@@ -505,6 +512,17 @@ class Server(LanguageServer):
         code = await self._finished
         self.documents.stop()
         return code
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """A notification pygls could not handle (a change to a document that is not open, a fault
+        of a handler): one line in the log and to the user, without pygls's Python wording; a
+        request has its error reply already."""
+        if source is FeatureRequestError:
+            return
+        message = ("a notification from the editor could not be handled (a change to a document that "
+                   "is not open?); LFDSL_DEBUG=1 logs the details")
+        log.warning("%s", message)
+        self.window_show_message(T.ShowMessageParams(T.MessageType.Error, f"lfdsl: {message}"))
 
     def _refused(self, item: Refused) -> None:
         message = (f"a message of {item.size:,} bytes was refused: the limit is {FRAME_MAX_BYTES:,} bytes "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import resource
+from unittest.mock import ANY
 
 from interpreter.lsp import EXIT_BAD_INPUT, FRAME_MAX_BYTES, End, Frames, Refused
 
@@ -39,6 +40,15 @@ def clean(c: Client) -> str:
     return errors
 
 
+def reply(c: Client) -> dict:
+    """The next message that is not a notification (those are kept for later)."""
+    msg = c.read()
+    while "method" in msg:
+        c.notifications.append(msg)
+        msg = c.read()
+    return msg
+
+
 def opened(c: Client, path, text: str) -> str:
     uri = f"file://{path}"
     c.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
@@ -68,6 +78,10 @@ def test_a_message_over_the_limit_is_dropped_and_the_next_one_answered():
     c = started(preexec_fn=_memory_limit)
     uri = opened(c, DUEL, DUEL.read_text())
     c.send_raw(frame(b"x" * (FRAME_MAX_BYTES + 1)))
+    # Bodies that are not JSON-RPC get an error reply without an id, and the server goes on.
+    for body, code in ((b"[" * 100_000, -32700), (b"\xff\xfe{}", -32700), (b"[1, 2]", -32600)):
+        c.send_raw(frame(body))
+        assert reply(c) == {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": ANY}}
     hover = c.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
     assert hover is None or "contents" in hover
     shown = [m for m in c.notifications if m["method"] == "window/showMessage"]
@@ -87,7 +101,6 @@ def test_a_content_length_of_99999999999_is_never_allocated():
 
 def test_a_malformed_header_stops_the_server_with_code_2_and_a_message():
     for length, said in ((b"abc", "`abc` is not a number of bytes"), (b"-5", "`-5` is not a number of bytes"),
-                         (b"9" * 30, "a Content-Length of 30 digits"),
                          (b"9" * 5000, "a header line longer than 1024 bytes")):
         c = started(preexec_fn=_memory_limit)
         c.send_raw(frame(b"{}", length))
@@ -104,10 +117,9 @@ def test_positions_out_of_range_get_an_error_reply_and_the_server_goes_on():
         position = {"line": line, "character": character}
         for method in ("textDocument/hover", "textDocument/definition", "textDocument/completion"):
             wanted = c.send(method, {"textDocument": {"uri": uri}, "position": position})
-            reply = c.read()
-            while reply.get("id") != wanted:
-                reply = c.read()
-            assert reply["error"]["code"] == -32602 and "position" in reply["error"]["message"]
+            error = reply(c)
+            assert error["id"] == wanted
+            assert error["error"]["code"] == -32602 and "position" in error["error"]["message"]
     beyond = {"textDocument": {"uri": uri}, "position": {"line": 10 ** 6, "character": 2 ** 31 - 1}}
     assert c.request("textDocument/hover", beyond) is None
     assert c.request("textDocument/definition", beyond) is None
@@ -187,7 +199,8 @@ def test_frames_read_each_message_and_refuse_what_is_over_the_limit_in_chunks():
     assert isinstance(end, End) and end.code == 0 and "inside a message" in end.message
     assert max(reads) <= 64 << 10  # nothing announced is read at once
     for bad, said in ((b"Content-Length 5\r\n\r\n", "without `:`"), (b"X: 1\r\n\r\n", "without Content-Length"),
-                      (b"A" * 2000, "longer than"), (b"X: 1\r\n" * 17 + b"\r\n", "more than 16 header lines")):
+                      (b"A" * 2000, "longer than"), (b"X: 1\r\n" * 17 + b"\r\n", "more than 16 header lines"),
+                      (frame(b"{}", b"9" * 30), "a Content-Length of 30 digits")):
         end = Frames(reader(bad, [])).next()
         assert isinstance(end, End) and end.code == EXIT_BAD_INPUT and said in end.message
     assert Frames(reader(b"", [])).next().message is None
