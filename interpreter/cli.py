@@ -589,8 +589,7 @@ def play_app(args):
 
 def cmd_lsp(args) -> int:
     from .lsp import main as serve  # pygls is loaded only for this command
-    serve()
-    return EXIT_OK
+    return serve()
 
 
 def cmd_test(args) -> int:

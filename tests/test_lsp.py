@@ -4,12 +4,16 @@ comment, completion of declared names, and the diagnostics cleared once the text
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
+import threading
 
 import pytest
 
 from .conftest import ROOT
+from .test_hostile import CANARY
 
 RULES = """game "Tiny" { players 2..2 cards "tiny.toml" }
 kind Token { value: int }
@@ -27,11 +31,19 @@ round {
 
 
 class Client:
-    """A minimal LSP client: Content-Length framed JSON-RPC over the server's pipes."""
+    """A minimal LSP client: Content-Length framed JSON-RPC over the server's pipes. The server
+    runs with a canary variable in its environment and its standard error kept in `errors()`; a
+    server still running after `deadline` seconds is killed, so a lost answer fails the test (its
+    reader sees the end of the output) instead of hanging it."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, preexec_fn=None, deadline=60.0):
+        self._errors = tempfile.TemporaryFile()
+        env = dict(os.environ, LFDSL_CANARY=CANARY)
+        self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT, env=env,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors,
+                                     preexec_fn=preexec_fn)
+        self._watchdog = threading.Timer(deadline, self.proc.kill)
+        self._watchdog.start()
         self.next_id = 0
         self.notifications = []
 
@@ -41,9 +53,26 @@ class Client:
             self.next_id += 1
             msg["id"] = self.next_id
         body = json.dumps(msg).encode()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.proc.stdin.flush()
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         return msg.get("id")
+
+    def send_raw(self, data: bytes):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def errors(self) -> str:
+        """What the server wrote on its standard error so far."""
+        if not self._errors.closed:
+            self._errors.seek(0)
+            self._said = self._errors.read().decode("utf-8", errors="replace")
+        return self._said
+
+    def wait(self) -> int | None:
+        """The server's exit code once it has stopped (None if the watchdog had to kill it)."""
+        code = self.proc.wait()
+        killed = not self._watchdog.is_alive() and code == -9
+        self._watchdog.cancel()
+        return None if killed else code
 
     def read(self):
         length = 0
@@ -67,22 +96,32 @@ class Client:
                 self.notifications.append(msg)
 
     def diagnostics_for(self, uri):
+        return self.diagnostics_for_params(uri)["diagnostics"]
+
+    def diagnostics_for_params(self, uri):
+        """The next publishDiagnostics of `uri`: its diagnostics and the document's version."""
         while True:
             for i, msg in enumerate(self.notifications):
                 if msg["method"] == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
-                    return self.notifications.pop(i)["params"]["diagnostics"]
+                    return self.notifications.pop(i)["params"]
             msg = self.read()
             if "method" in msg:
                 self.notifications.append(msg)
 
     def close(self):
         try:
-            self.request("shutdown", None)
-            self.send("exit", None, request=False)
-            self.proc.wait(timeout=10)
+            if self.proc.poll() is None:
+                self.request("shutdown", None)
+                self.send("exit", None, request=False)
+                self.proc.wait(timeout=10)
         finally:
+            self._watchdog.cancel()
             if self.proc.poll() is None:
                 self.proc.kill()
+            self.proc.wait()
+            self.errors()
+            for stream in (self.proc.stdin, self.proc.stdout, self._errors):
+                stream.close()
 
 
 @pytest.fixture
