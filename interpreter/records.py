@@ -8,6 +8,7 @@ against the project of the file that names them, never against folders the file 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -21,7 +22,9 @@ MAX_DIGITS = 20   # digits of one whole number (a 64-bit value has at most 20)
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _BRACKET_OR_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.S)
-_INNERMOST = re.compile(r"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_PIECE = 1 << 16
 _LONG_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9]{%d,}' % (MAX_DIGITS + 1), re.S)
 _SCALAR = re.compile(r'[^\s\[\]{},:"]+')
 _SPACE = re.compile(r"[ \t\r\n]*")
@@ -41,27 +44,20 @@ def _whole(digits: str) -> int:
 def too_deep(text: str) -> int | None:
     """The offset of the first bracket nested deeper than MAX_DEPTH, or None.
 
-    Cheap for the shallow texts lfdsl writes: each pass removes the innermost brackets (strings
-    blanked first), so a text is known to be shallow after as many passes as it is deep."""
+    Cheap for the shallow texts lfdsl writes; otherwise the brackets outside strings are counted
+    piece by piece (running sums in C), so a long text costs little and little memory."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return None
-    bare = _STRING.sub('""', text)
-    for _ in range(MAX_DEPTH):
-        bare, removed = _INNERMOST.subn("", bare)
-        if not removed:
-            return None
-    if not _INNERMOST.search(bare):
-        return None
-    depth = 0
-    for m in _BRACKET_OR_STRING.finditer(text):
-        c = m.group()[0]
-        if c in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return m.start()
-        elif c in "]}":
-            depth -= 1
-    return 0
+    brackets = _NOT_BRACKET.sub("", _STRING.sub('""', text))
+    depth, seen = 0, 0
+    for i in range(0, len(brackets), _PIECE):
+        depths = list(itertools.accumulate(map(_STEP.__getitem__, brackets[i:i + _PIECE]), initial=depth))[1:]
+        if max(depths) > MAX_DEPTH:
+            k = seen + depths.index(MAX_DEPTH + 1)  # the bracket that opens one level too many
+            marks = (m for m in _BRACKET_OR_STRING.finditer(text) if m.group()[0] != '"')
+            return next(itertools.islice(marks, k, None)).start()
+        depth, seen = depths[-1], seen + len(depths)
+    return None
 
 
 def _value_end(text: str, i: int) -> int:

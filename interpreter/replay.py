@@ -228,6 +228,7 @@ class _Comparison:
         self.at = None          # the first line that differs
         self.trace_line = None
         self.replayed_line = None
+        self.error = None
 
     def __call__(self, event: dict):
         if self.sink is not None:
@@ -248,7 +249,10 @@ class _Comparison:
         if got is not None:
             line, whole = got
             if whole:  # a malformed line is the trace's mistake, not a different game
-                _event(self.lines.path, number, line, whole)
+                try:
+                    _event(self.lines.path, number, line, whole)
+                except ReplayError as exc:
+                    self.error = exc  # raised once the engine returns: the sink must not fail it
             self.trace_line = line[:SHOWN_MAX_BYTES].rstrip(b"\n").decode("utf-8", errors="replace")
 
 
@@ -278,10 +282,14 @@ def replay(path: str | Path, sink=None, search: tuple = ()) -> Replay:
                 break
             lines.held = got
             engine.apply(st, choice, sink=compare)
+        if compare.error is not None:
+            raise compare.error
         if compare.at is None:
             extra = lines.read(SHOWN_MAX_BYTES)
             if extra is not None:
                 compare.differ(lines.number, extra, None)
+                if compare.error is not None:
+                    raise compare.error
         return Replay(lines.count_rest(), compare.at, compare.trace_line, compare.replayed_line)
     finally:
         lines.close()

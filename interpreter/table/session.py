@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from rulesdsl.errors import Diagnostic, LanguageError
+from rulesdsl.errors import Diagnostic, LanguageError, count_of
 from rulesdsl.files import DATA_MAX_BYTES, RULES_MAX_BYTES, FileRefused, NotUtf8, Project, decode, digest, read_bytes
 from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_PLAYERS
 
@@ -221,7 +221,8 @@ def _agents(doc: Doc, agents: str, players: int) -> list:
     if len(specs) == 1:
         specs = specs * players
     if len(specs) != players:
-        doc.fail(["agents"], f"{len(specs)} agents for {players} players", "give one agent, or one per seat")
+        doc.fail(["agents"], f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}",
+                 "give one agent, or one per seat")
     return specs
 
 
