@@ -561,6 +561,11 @@ def cmd_replay(args) -> int:
             s(event)
     try:
         result = replay(args.trace_file, sink, search=_search(args))
+    except LanguageError:
+        if out is not None:  # the trace could not be replayed: no empty or partial copy is left
+            out.close()
+            os.remove(args.trace)
+        raise
     finally:
         if out is not None:
             out.close()

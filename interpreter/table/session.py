@@ -31,7 +31,7 @@ from ..records import Doc, kind_of, locate, relative_to, shown
 FORMAT = "lfdsl saved game 1"
 HUMAN = "human"
 SAVE_MAX_BYTES = 8 << 20  # a save of a game at the engine's decision limit holds about 6 MiB
-SAVE_MAX_FILES = 256      # files one game loads (its layers and card databases): far above a real game
+SAVE_MAX_FILES = 64       # files one game loads (its layers and card databases): far above a real game
 FIELDS = ("format", "ruleset", "cards", "set", "files", "players", "seed", "agents", "history")
 
 
@@ -167,7 +167,7 @@ class Table:
         for n, index in enumerate(history):
             if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < MAX_DECISION_LIMIT:
                 doc.fail(["history", n], "a decision of `history` is the index of an option, from 0")
-        specs = _agents(doc, agents, players)
+        _agents(doc, agents, players)
         project = Project.around(path, search)
         ruleset_path = doc.named_file(ruleset, ["ruleset"], project, "saved game", RULES_MAX_BYTES)
         cards_path = None if cards is None else doc.named_file(cards, ["cards"], project, "saved game",
@@ -182,7 +182,7 @@ class Table:
         g = engine.model.game
         doc.int_at(data, ["players"], g.min_players, g.max_players)
         _loaded_files(doc, files, engine.origin["files"])
-        table = cls(engine, players, seed, ",".join(s.text for s in specs))
+        table = cls(engine, players, seed, agents)
         table.sink = sink  # the game played again from its start: its trace from the start
         table._replay(list(history), fail=lambda n, message, hint=None: SaveError([doc.at(["history", n], message, hint)]))
         table.advance()
@@ -210,8 +210,8 @@ def _read(path: str) -> tuple[Doc, dict]:
     return doc, data
 
 
-def _agents(doc: Doc, agents: str, players: int) -> list:
-    """The agents of the saved game, one per seat; their mistakes placed in the file."""
+def _agents(doc: Doc, agents: str, players: int):
+    """Check the agents of the saved game (one, or one per seat); their mistakes placed in the file."""
     try:
         specs = parse_agents(agents, "agents")
     except AgentSpecError as exc:
@@ -223,7 +223,6 @@ def _agents(doc: Doc, agents: str, players: int) -> list:
     if len(specs) != players:
         doc.fail(["agents"], f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}",
                  "give one agent, or one per seat")
-    return specs
 
 
 def _same_files(doc: Doc, files: dict, project: Project):
@@ -231,14 +230,15 @@ def _same_files(doc: Doc, files: dict, project: Project):
     rules file is reported as such, before its rules are read."""
     if len(files) > SAVE_MAX_FILES:
         doc.fail(["files"], f"`files` names {len(files):,} files; a game loads at most {SAVE_MAX_FILES}")
-    changed = []
+    changed, hashes = [], {}
     for name, was in files.items():
-        resolved = doc.named_file(name, ["files", name], project, "saved game", DATA_MAX_BYTES)
-        try:
-            now = digest(decode(read_bytes(resolved, DATA_MAX_BYTES)))
-        except (FileRefused, NotUtf8):
-            now = None
-        if now != was:
+        resolved = os.path.realpath(doc.named_file(name, ["files", name], project, "saved game", DATA_MAX_BYTES))
+        if resolved not in hashes:  # a file named twice is read once
+            try:
+                hashes[resolved] = digest(decode(read_bytes(resolved, DATA_MAX_BYTES)))
+            except (FileRefused, NotUtf8):
+                hashes[resolved] = None
+        if hashes[resolved] != was:
             changed.append(name)
     if changed:
         doc.fail(["files", changed[0]], f"the game was saved with other rules: {', '.join(shown(c) for c in changed)} "
