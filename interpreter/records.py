@@ -17,6 +17,9 @@ from rulesdsl.errors import Diagnostic, LanguageError
 from rulesdsl.files import FileRefused, Project, check_name, check_readable, named_path
 from rulesdsl.limits import MAX_INT, MIN_INT
 
+from .engine import Engine
+from .params import ParamError
+
 MAX_DEPTH = 16    # arrays and objects inside one another; a trace event or a saved game needs 3
 MAX_DIGITS = 20   # digits of one whole number (a 64-bit value has at most 20)
 
@@ -256,6 +259,38 @@ def kind_of(value) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
+
+
+def load_engine(doc: Doc, prefix: list, ruleset: str, cards: str | None, params: dict, search: tuple):
+    """`Engine.load` of the files a record names; a parameter's error, which the engine gives for
+    the `--set` it would have come from, placed at the value in the record's `set`."""
+    try:
+        return Engine.load(ruleset, cards, params, search=search)
+    except ParamError as exc:
+        names = list(params)
+        raise doc.error([doc.at([*prefix, "set", names[d.line - 1]], d.message, d.hint)
+                         if d.path == "--set" and 1 <= d.line <= len(names) else d
+                         for d in exc.diagnostics]) from None
+
+
+def check_loaded(doc: Doc, prefix: list, recorded: dict, loaded: dict, changed) -> None:
+    """The record's hashes (`recorded`, names from its folder) must be those of exactly the files
+    the game loaded (`loaded`, names as given); `changed(name)` says that a file changed."""
+    folder = os.path.dirname(os.path.abspath(doc.path))
+    now = {relative_to(folder, name): digest for name, digest in loaded.items()}
+    errors = []
+    for name, digest in now.items():
+        if name not in recorded:
+            errors.append(doc.at([*prefix, "files"], f"`{shown(name)}` is loaded by this game, but {doc.whole} "
+                                 "has no hash for it", "lfdsl records the hash of every file a game loads"))
+        elif recorded[name] != digest:
+            errors.append(doc.at([*prefix, "files", name], *changed(name)))
+    for name in recorded:
+        if name not in now:
+            errors.append(doc.at([*prefix, "files", name], f"`{shown(name)}` is not loaded by this game: "
+                                 "only the files a game loads are named"))
+    if errors:
+        raise doc.error(errors)
 
 
 def relative_to(folder: str, path: str) -> str:

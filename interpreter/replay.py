@@ -23,9 +23,7 @@ from rulesdsl.errors import Diagnostic, LanguageError
 from rulesdsl.files import DATA_MAX_BYTES, RULES_MAX_BYTES, FileRefused, NotUtf8, Project, decode, open_bytes
 from rulesdsl.limits import MAX_PLAYERS
 
-from .engine import Engine
-from .params import ParamError
-from .records import Doc, relative_to, shown
+from .records import Doc, check_loaded, load_engine, relative_to, shown
 from .trace import JsonLinesSink
 
 TRACE_MAX_BYTES = 1 << 30   # a trace of a very long game: far above any real one, still bounded
@@ -178,44 +176,16 @@ def _setup(path: str, lines: _Lines, search: tuple):
     project = Project.around(path, search)
     ruleset_path = doc.named_file(ruleset, ["data", "ruleset"], project, "trace", RULES_MAX_BYTES)
     cards_path = None if cards is None else doc.named_file(cards, ["data", "cards"], project, "trace", DATA_MAX_BYTES)
-    try:
-        engine = Engine.load(ruleset_path, cards_path, params, search=search)
-    except ParamError as exc:
-        raise ReplayError([_placed(doc, params, d) for d in exc.diagnostics]) from None
+    engine = load_engine(doc, ["data"], ruleset_path, cards_path, params, search)
     g = engine.model.game
     doc.int_at(event, ["data", "players"], g.min_players, g.max_players)
-    _check_files(doc, files, engine.origin["files"])
+
+    def changed(name):
+        return (f"`{shown(os.path.normpath(os.path.join(os.path.dirname(path), name)))}` is not the file this game "
+                "was played with (its content changed since the trace was written)",
+                "replay with the files of that time, or play the game again")
+    check_loaded(doc, ["data"], files, engine.origin["files"], changed)
     return engine, players, seed
-
-
-def _placed(doc: Doc, params: dict, d: Diagnostic) -> Diagnostic:
-    """A parameter's error, given for the `--set` it would have come from, at its place in the trace."""
-    names = list(params)
-    if d.path != "--set" or not 1 <= d.line <= len(names):
-        return d
-    return doc.at(["data", "set", names[d.line - 1]], d.message, d.hint)
-
-
-def _check_files(doc: Doc, recorded: dict, loaded: dict):
-    """The trace's hashes must be those of exactly the files this game loaded."""
-    folder = os.path.dirname(os.path.abspath(doc.path))
-    now = {relative_to(folder, name): digest for name, digest in loaded.items()}
-    errors = []
-    for name, digest in now.items():
-        if name not in recorded:
-            errors.append(doc.at(["data", "files"], f"`{shown(name)}` is loaded by this game, but the trace has "
-                                 "no hash for it", "replay a trace written by `lfdsl run --trace`"))
-        elif recorded[name] != digest:
-            shown_as = os.path.normpath(os.path.join(os.path.dirname(doc.path), name))
-            errors.append(doc.at(["data", "files", name], f"`{shown(shown_as)}` is not the file this game was "
-                                 "played with (its content changed since the trace was written)",
-                                 "replay with the files of that time, or play the game again"))
-    for name in recorded:
-        if name not in now:
-            errors.append(doc.at(["data", "files", name], f"`{shown(name)}` is not loaded by this game: a trace "
-                                 "names exactly the files its game loaded"))
-    if errors:
-        raise ReplayError(errors)
 
 
 class _Comparison:

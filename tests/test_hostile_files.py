@@ -191,20 +191,21 @@ def test_a_save_whose_files_map_is_empty_or_partial_is_refused(tmp_path):
     save = _save(tmp_path)
     bad = _edited_save(save, files={})
     _, _, err, _ = _resumed(bad, line=_line(bad, "files"))
-    assert "no hash for `ok.lf`, `tiny.toml`" in err
+    assert "`ok.lf` is loaded by this game, but the saved game has no hash for it" in err
+    assert "`tiny.toml` is loaded by this game, but the saved game has no hash for it" in err
     files = json.loads(save.read_text())["files"]
     del files["tiny.toml"]
     _, _, err, _ = _resumed(_edited_save(save, files=files))
-    assert "no hash for `tiny.toml`" in err
+    assert "`tiny.toml` is loaded by this game" in err and "`ok.lf` is loaded" not in err
 
 
 def test_a_trace_whose_files_map_is_empty_or_names_more_is_refused(tmp_path):
     trace = _trace(tmp_path)
     _, _, err, _ = _replayed(_edited_trace(trace, files={}))
-    assert "the trace has no hash for it" in err
+    assert "`ok.lf` is loaded by this game, but the `setup` event has no hash for it" in err
     files = json.loads(trace.read_text().splitlines()[0])["data"]["files"]
     _, _, err, _ = _replayed(_edited_trace(trace, files={**files, "other.lf": "sha256:0"}))
-    assert "`other.lf` is not loaded by this game" in err
+    assert "`other.lf` is not loaded by this game: only the files a game loads are named" in err
 
 
 def test_a_nul_in_a_path_is_refused(tmp_path):

@@ -25,8 +25,7 @@ from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_PLAYERS
 from ..agents import decide, make_agents
 from ..bots import AgentSpecError, parse_agents
 from ..engine import Engine
-from ..params import ParamError
-from ..records import Doc, kind_of, locate, relative_to, shown
+from ..records import Doc, check_loaded, kind_of, load_engine, locate, relative_to, shown
 
 FORMAT = "lfdsl saved game 1"
 HUMAN = "human"
@@ -173,15 +172,12 @@ class Table:
         cards_path = None if cards is None else doc.named_file(cards, ["cards"], project, "saved game",
                                                                 DATA_MAX_BYTES)
         _same_files(doc, files, project)
-        try:
-            engine = Engine.load(ruleset_path, cards_path, params, search=search)
-        except ParamError as exc:
-            raise SaveError([doc.at(["set", list(params)[d.line - 1]], d.message, d.hint)
-                             if d.path == "--set" and 1 <= d.line <= len(params) else d
-                             for d in exc.diagnostics]) from None
+        engine = load_engine(doc, [], ruleset_path, cards_path, params, search)
         g = engine.model.game
         doc.int_at(data, ["players"], g.min_players, g.max_players)
-        _loaded_files(doc, files, engine.origin["files"])
+        check_loaded(doc, [], files, engine.origin["files"], lambda name: (
+            f"the game was saved with other rules: {shown(name)} has changed since",
+            "resume it with the files it was played with, or start a new game"))
         table = cls(engine, players, seed, agents)
         table.sink = sink  # the game played again from its start: its trace from the start
         table._replay(list(history), fail=lambda n, message, hint=None: SaveError([doc.at(["history", n], message, hint)]))
@@ -243,22 +239,4 @@ def _same_files(doc: Doc, files: dict, project: Project):
     if changed:
         doc.fail(["files", changed[0]], f"the game was saved with other rules: {', '.join(shown(c) for c in changed)} "
                  f"{'has' if len(changed) == 1 else 'have'} changed since",
-                 "resume it with the files it was played with, or start a new game")
-
-
-def _loaded_files(doc: Doc, recorded: dict, loaded: dict):
-    """The save's hashes must be those of exactly the files the game loaded."""
-    folder = os.path.dirname(os.path.abspath(doc.path))
-    now = {relative_to(folder, name): h for name, h in loaded.items()}
-    missing = [name for name in now if name not in recorded]
-    if missing:
-        doc.fail(["files"], f"the saved game has no hash for {', '.join(f'`{shown(m)}`' for m in missing)}, "
-                 "loaded by this game", "a saved game names exactly the files its game loaded")
-    extra = [name for name in recorded if name not in now]
-    if extra:
-        doc.fail(["files", extra[0]], f"`{shown(extra[0])}` is not loaded by this game: a saved game names "
-                 "exactly the files its game loaded")
-    changed = [name for name in now if now[name] != recorded[name]]
-    if changed:
-        doc.fail(["files", changed[0]], f"the game was saved with other rules: {shown(changed[0])} has changed since",
                  "resume it with the files it was played with, or start a new game")
