@@ -57,12 +57,17 @@ def _params(pairs) -> dict:
     return out
 
 
+def _no_nul(option: str, n: int, path: str) -> str:
+    """A path given on the command line; one holding a NUL, which no file's name can, is refused at
+    its place (`--path:2:5`, for the second `--path`)."""
+    if "\0" in str(path):
+        raise LanguageError([Diagnostic(option, n, str(path).index("\0") + 1, NUL_REFUSED, None, str(path))])
+    return path
+
+
 def _search(args) -> tuple:
-    """The `--path` folders; one holding a NUL, which no folder's name can, is refused at its place."""
-    for n, folder in enumerate(args.path or (), 1):
-        if "\0" in folder:
-            raise LanguageError([Diagnostic("--path", n, folder.index("\0") + 1, NUL_REFUSED, None, folder)])
-    return tuple(args.path or ())
+    """The `--path` folders."""
+    return tuple(_no_nul("--path", n, folder) for n, folder in enumerate(args.path or (), 1))
 
 
 def _load(args, more: dict | None = None, ruleset=None) -> Engine:
@@ -537,8 +542,7 @@ def cmd_explain(args) -> int:
 
 def _open_output(path, option: str):
     """A text file the command writes (a trace), or a usage error saying why it cannot be."""
-    if "\0" in str(path):
-        raise LanguageError([Diagnostic(option, 1, str(path).index("\0") + 1, NUL_REFUSED, None, str(path))])
+    _no_nul(option, 1, path)
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
