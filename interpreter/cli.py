@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, suggest
+from rulesdsl.files import NUL_REFUSED
 
 from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError, LimitError
@@ -56,10 +57,23 @@ def _params(pairs) -> dict:
     return out
 
 
+def _no_nul(option: str, n: int, path: str) -> str:
+    """A path given on the command line; one holding a NUL, which no file's name can, is refused at
+    its place (`--path:2:5`, for the second `--path`)."""
+    if "\0" in str(path):
+        raise LanguageError([Diagnostic(option, n, str(path).index("\0") + 1, NUL_REFUSED, None, str(path))])
+    return path
+
+
+def _search(args) -> tuple:
+    """The `--path` folders."""
+    return tuple(_no_nul("--path", n, folder) for n, folder in enumerate(args.path or (), 1))
+
+
 def _load(args, more: dict | None = None, ruleset=None) -> Engine:
     """The engine of the command's ruleset (or `ruleset`), its `--set` parameters and `more`."""
     return Engine.load(ruleset or args.ruleset, getattr(args, "cards", None),
-                       {**_params(getattr(args, "set", None)), **(more or {})}, search=tuple(args.path or ()))
+                       {**_params(getattr(args, "set", None)), **(more or {})}, search=_search(args))
 
 
 def cmd_check(args) -> int:
@@ -98,14 +112,13 @@ def cmd_run(args) -> int:
         sinks.append(text if viewer is None else PlayerSink(engine.program, viewer, text))
 
     def open_trace(path):
-        try:
-            f = open(path, "w", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write the trace file {path}: {exc.strerror}") from None
+        f = _open_output(path, "--trace")
         files.append(f)
         return JsonLinesSink(f)
     if args.trace:
-        sinks.append(open_trace(args.trace))
+        from .replay import TraceFile  # named from the trace's folder, as `lfdsl replay` reads them
+        files.append(_open_output(args.trace, "--trace"))
+        sinks.append(TraceFile(files[-1], args.trace))
     if args.trace_per_player:
         folder = Path(args.trace_per_player)
         try:
@@ -527,24 +540,45 @@ def cmd_explain(args) -> int:
     return EXIT_OK
 
 
+def _open_output(path, option: str):
+    """A text file the command writes (a trace), or a usage error saying why it cannot be."""
+    _no_nul(option, 1, path)
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the trace file {path}: {exc.strerror}") from None
+
+
 def cmd_replay(args) -> int:
-    from .replay import replay
-    result = replay(args.trace_file, None if args.quiet else TextSink(print))
+    from .records import shown
+    from .replay import TraceFile, replay
+    sinks = [] if args.quiet else [TextSink(print)]
+    out = None
     if args.trace:
-        try:
-            with open(args.trace, "w", encoding="utf-8") as f:
-                f.write(result.replayed)
-        except OSError as exc:
-            raise UsageError(f"cannot write the trace file {args.trace}: {exc.strerror}") from None
+        if os.path.exists(args.trace) and os.path.exists(args.trace_file) and os.path.samefile(args.trace, args.trace_file):
+            raise UsageError(f"--trace {args.trace} would write over the trace being replayed")
+        out = _open_output(args.trace, "--trace")
+        sinks.append(TraceFile(out, args.trace))
+
+    def sink(event):
+        for s in sinks:
+            s(event)
+    try:
+        result = replay(args.trace_file, sink, search=_search(args))
+    except LanguageError:
+        if out is not None:  # the trace could not be replayed: no empty or partial copy is left
+            out.close()
+            os.remove(args.trace)
+        raise
+    finally:
+        if out is not None:
+            out.close()
     if result.identical:
         print(f"replayed {args.trace_file}: {result.events} events, identical byte for byte")
         return EXIT_OK
-    n = result.first_difference
-    old = result.original.splitlines()
-    new = result.replayed.splitlines()
-    print(f"replayed {args.trace_file}: differs from line {n}")
-    print(f"  trace:    {old[n - 1] if n <= len(old) else '(ends here)'}")
-    print(f"  replayed: {new[n - 1] if n <= len(new) else '(ends here)'}")
+    print(f"replayed {args.trace_file}: differs from line {result.first_difference}")
+    print(f"  trace:    {'(ends here)' if result.trace_line is None else shown(result.trace_line)}")
+    print(f"  replayed: {'(ends here)' if result.replayed_line is None else shown(result.replayed_line)}")
     return EXIT_FAILED
 
 
@@ -562,7 +596,7 @@ def play_app(args):
     from .table.app import PlayApp  # Textual is loaded only for this command
     from .table.session import Table
     if args.resume:
-        table = Table.resume(args.resume)
+        table = Table.resume(args.resume, search=_search(args))
     elif args.ruleset is None:
         raise UsageError("play needs a ruleset, or --resume FILE")
     else:
@@ -628,9 +662,9 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
         search(sp)
 
-    def search(sp):
+    def search(sp, what="the ruleset"):
         sp.add_argument("--path", action="append", metavar="DIR",
-                        help="a folder the ruleset may also name files in (besides its project)")
+                        help=f"a folder {what} may also name files in (besides its project)")
 
     def many_games(sp, games_help, seed_help, json_help, report=True):
         """The options of the commands that play many games: simulate, compare, tune."""
@@ -714,12 +748,13 @@ def build_parser() -> argparse.ArgumentParser:
     y.add_argument("trace_file", metavar="TRACE", help="a trace written by `lfdsl run --trace`")
     y.add_argument("--trace", help="also write the replayed trace to this file")
     y.add_argument("--quiet", action="store_true", help="print only the comparison")
+    search(y, "the trace")
     y.set_defaults(func=cmd_replay)
     pl = sub.add_parser("play", help="play a game at the terminal against bots (docs/play.md)")
     pl.add_argument("ruleset", nargs="?", help="a .lf rules file (not needed with --resume)")
     pl.add_argument("--cards", help="card database (default: the ruleset's `cards` line)")
     pl.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
-    search(pl)
+    search(pl, "the ruleset or the saved game")
     pl.add_argument("--players", type=int)
     pl.add_argument("--seed", type=int, default=None, help="the game's seed (default: a new one)")
     pl.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")

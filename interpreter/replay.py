@@ -4,22 +4,32 @@ The `setup` event of a trace names the ruleset, the card databases, the paramete
 the seed, with a hash of every file that was loaded; the `choice` events name every option taken.
 Replaying loads the same files (refusing any whose hash changed), plays the same seed and the same
 choices, and writes the trace again: for a faithful engine it is the same, byte for byte.
+
+A trace is untrusted data. The files it names are written relative to its own folder and must lie
+in its project (the folder tree of the trace, plus the `--path` folders the user gives), checked
+as a ruleset's names are; the search roots a trace lists are never used. The trace is read as a
+stream, line by line while the game is played again, so memory does not grow with its size, and
+the game stops at the first line where the trace and the replayed game part.
 """
 from __future__ import annotations
 
-import io
 import json
+import os
 from pathlib import Path
 
 import attrs
 
-from rulesdsl.errors import Diagnostic, LanguageError, make
-from rulesdsl.files import FileRefused, NotUtf8, decode, read_bytes
+from rulesdsl.errors import Diagnostic, LanguageError
+from rulesdsl.files import DATA_MAX_BYTES, RULES_MAX_BYTES, FileRefused, NotUtf8, Project, decode, open_bytes
+from rulesdsl.limits import MAX_PLAYERS
 
-from .engine import Engine
+from .records import Doc, check_loaded, load_engine, relative_to, shown
 from .trace import JsonLinesSink
 
-TRACE_MAX_BYTES = 1 << 30  # a trace of a very long game: far above any real one, still bounded
+TRACE_MAX_BYTES = 1 << 30   # a trace of a very long game: far above any real one, still bounded
+EVENT_MAX_BYTES = 8 << 20   # one event read as JSON (the setup, a choice): far above a real one
+SHOWN_MAX_BYTES = 4 << 10   # of a line where the trace and the replayed game part, kept to show
+_CHUNK = 1 << 20
 
 
 class ReplayError(LanguageError):
@@ -30,12 +40,12 @@ class ReplayError(LanguageError):
 
 @attrs.frozen
 class Replay:
-    """The outcome: the original and the regenerated trace, and where they first differ."""
+    """The outcome: the trace's length, and where the replayed game first departs from it."""
 
-    original: str
-    replayed: str
-    events: int
-    first_difference: int | None  # 1-based line, or None when identical
+    events: int                     # lines of the trace
+    first_difference: int | None    # 1-based line, or None when identical
+    trace_line: str | None = None   # the trace's line there (cut when long); None: the trace ends
+    replayed_line: str | None = None  # the replayed game's line there; None: the game ends
 
     @property
     def identical(self) -> bool:
@@ -43,82 +53,213 @@ class Replay:
         return self.first_difference is None
 
 
-def _read(path: str) -> str:
-    try:
-        return decode(read_bytes(path, TRACE_MAX_BYTES))
-    except FileRefused as exc:
-        raise ReplayError([Diagnostic(path, 0, 0, f"cannot read this trace: {exc.message}")]) from None
-    except NotUtf8 as exc:
-        raise ReplayError([Diagnostic(path, exc.line, exc.col, "not valid UTF-8")]) from None
-
-
-def _events(path: str, text: str) -> list[dict]:
-    events = []
-    for n, line in enumerate(text.splitlines(), 1):
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ReplayError([make(path, text, n, exc.colno, "not a JSON trace event")]) from None
-        if not isinstance(event, dict) or not isinstance(event.get("data"), dict) or "event" not in event:
-            raise ReplayError([make(path, text, n, 1, "not a trace event: `event` and `data` are missing")])
-        events.append(event)
-    return events
-
-
-def _setup(path: str, text: str, events: list[dict]) -> dict:
-    if not events or events[0]["event"] != "setup":
-        raise ReplayError([make(path, text, 1, 1, "a trace starts with its `setup` event")])
-    data = events[0]["data"]
-    wanted = {"ruleset": str, "players": int, "seed": int, "set": dict, "files": dict, "search": list}
-    for key, kind in wanted.items():
-        if not isinstance(data.get(key), kind) or isinstance(data.get(key), bool):
-            raise ReplayError([make(path, text, 1, 1, f"the `setup` event has no `{key}`: the trace was "
-                                    "not written by `lfdsl run --trace`, or by an older version")])
-    return data
-
-
-def _check_files(path: str, text: str, recorded: dict, loaded: dict):
-    changed = [f for f in recorded if loaded.get(f) != recorded[f]]
-    changed += [f for f in loaded if f not in recorded]
-    if changed:
-        raise ReplayError([make(path, text, 1, 1, f"`{name}` is not the file this game was played with "
-                                "(its content changed since the trace was written)",
-                                "replay with the files of that time, or play the game again")
-                           for name in sorted(set(changed))])
-
-
-def replay(path: str | Path, sink=None) -> Replay:
-    """Replay the trace at `path`; `sink`, if given, also receives every regenerated event."""
-    path = str(path)
-    text = _read(path)
-    events = _events(path, text)
-    setup = _setup(path, text, events)
-    for name in setup["files"]:
-        try:
-            read_bytes(name, TRACE_MAX_BYTES)
-        except FileRefused as exc:
-            raise ReplayError([make(path, text, 1, 1, f"`{name}`, used by this game: {exc.message}",
-                                    "replay from the folder the game was played in")]) from None
-    engine = Engine.load(setup["ruleset"], setup.get("cards"), setup["set"], search=tuple(setup["search"]))
-    _check_files(path, text, setup["files"], engine.origin["files"])
-    out = io.StringIO()
-    writer = JsonLinesSink(out)
-
-    def both(event):
-        writer(event)
-        if sink is not None:
-            sink(event)
-    st = engine.new_game(setup["players"], setup["seed"], sink=both)
-    for n, event in enumerate(events, 1):
-        if event["event"] != "choice":
+def for_file(event: dict, folder: str) -> dict:
+    """The event as a trace file in `folder` holds it: a `setup` event names its files relative
+    to that folder, and leaves out the search roots (a trace never widens a project)."""
+    data = event.get("data")
+    if event.get("event") != "setup" or not isinstance(data, dict) or "files" not in data:
+        return event
+    out = {}
+    for key, value in data.items():
+        if key == "search":
             continue
-        choice = event["data"].get("choice")
-        if st.pending is None or choice not in st.pending["options"]:
-            break  # the game went another way: the comparison below shows where
-        engine.apply(st, choice, sink=both)
-    replayed = out.getvalue()
-    first = None
-    if replayed != text:
-        a, b = text.splitlines(), replayed.splitlines()
-        first = next((i + 1 for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)) + 1)
-    return Replay(text, replayed, len(events), first)
+        if key == "ruleset" or (key == "cards" and value is not None):
+            value = relative_to(folder, value)
+        elif key == "files":
+            value = {relative_to(folder, name): digest for name, digest in value.items()}
+        out[key] = value
+    return {**event, "data": out}
+
+
+class TraceFile:
+    """A sink writing a trace to the file at `path` (open as `stream`), as `lfdsl replay` reads it."""
+
+    def __init__(self, stream, path: str | Path):
+        self.folder = os.path.dirname(os.path.abspath(str(path)))
+        self.lines = JsonLinesSink(stream)
+
+    def __call__(self, event: dict):
+        self.lines(for_file(event, self.folder))
+
+
+class _Lines:
+    """The lines of a trace as bytes, one at a time, never more than the cap in all."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self.file = open_bytes(path, TRACE_MAX_BYTES)
+        except FileRefused as exc:
+            raise ReplayError([Diagnostic(path, 0, 0, f"cannot read this trace: {exc.message}", exc.hint)]) from None
+        self.left = TRACE_MAX_BYTES
+        self.number = 0      # lines read
+        self.held = None     # a line read ahead (a choice), to be compared next
+
+    def close(self):
+        self.file.close()
+
+    def read(self, limit: int):
+        """The next line (at most `limit` bytes of it, newline included) and whether it is whole;
+        None at the end. The rest of a longer line is skipped."""
+        if self.held is not None:
+            line, self.held = self.held, None
+            return line
+        head = self._take(limit)
+        if not head:
+            return None
+        self.number += 1
+        whole = head.endswith(b"\n")
+        if not whole:
+            while True:  # the rest of a long line, if any
+                rest = self._take(_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            whole = len(head) < limit
+        return head, whole
+
+    def _take(self, limit: int) -> bytes:
+        data = self.file.readline(min(limit, self.left))
+        self.left -= len(data)
+        return data
+
+    def count_rest(self) -> int:
+        """The number of lines read and left unread (the length of the trace)."""
+        n = self.number
+        tail = b""
+        while self.left > 0:
+            chunk = self.file.read(min(_CHUNK, self.left))
+            if not chunk:
+                break
+            self.left -= len(chunk)
+            n += chunk.count(b"\n")
+            tail = chunk[-1:]
+        return n + (1 if tail and tail != b"\n" else 0)
+
+
+def _text(path: str, number: int, line: bytes) -> str:
+    try:
+        return decode(line.rstrip(b"\n")) if number == 1 else line.rstrip(b"\n").decode("utf-8")
+    except NotUtf8 as exc:
+        raise ReplayError([Diagnostic(path, number, exc.col, "not valid UTF-8")]) from None
+    except UnicodeDecodeError as exc:
+        col = len(line[:exc.start].decode("utf-8", errors="replace")) + 1
+        raise ReplayError([Diagnostic(path, number, col, "not valid UTF-8")]) from None
+
+
+def _event(path: str, number: int, line: bytes, whole: bool) -> tuple[Doc, dict]:
+    """The trace event on a line, parsed within bounds: a positioned ReplayError otherwise."""
+    if not whole:
+        raise ReplayError([Diagnostic(path, number, 1, f"an event of more than {EVENT_MAX_BYTES:,} bytes",
+                                      "lfdsl reads at most this much of one setup or choice event")])
+    doc = Doc(path, _text(path, number, line), number, ReplayError, "the event")
+    event = doc.parse("not a JSON trace event")
+    if not isinstance(event, dict) or not isinstance(event.get("data"), dict) or not isinstance(event.get("event"), str):
+        doc.fail([], "not a trace event: `event` and `data` are missing")
+    return doc, event
+
+
+def _setup(path: str, lines: _Lines, search: tuple):
+    """The engine of the trace's setup event, its players and seed; every field checked."""
+    first = lines.read(EVENT_MAX_BYTES)
+    if first is None:
+        raise ReplayError([Diagnostic(path, 1, 1, "the trace is empty: a trace starts with its `setup` event")])
+    doc, event = _event(path, 1, *first)
+    doc.whole = "the `setup` event"
+    if event["event"] != "setup":
+        doc.fail(["event"], "a trace starts with its `setup` event")
+    ruleset = doc.text_at(event, ["data", "ruleset"])
+    cards = doc.text_at(event, ["data", "cards"], none=True)
+    players = doc.int_at(event, ["data", "players"], 1, MAX_PLAYERS)
+    seed = doc.int_at(event, ["data", "seed"])
+    params = doc.texts_at(event, ["data", "set"])
+    files = doc.texts_at(event, ["data", "files"])
+    project = Project.around(path, search)
+    ruleset_path = doc.named_file(ruleset, ["data", "ruleset"], project, "trace", RULES_MAX_BYTES)
+    cards_path = None if cards is None else doc.named_file(cards, ["data", "cards"], project, "trace", DATA_MAX_BYTES)
+    engine = load_engine(doc, ["data"], ruleset_path, cards_path, params, search)
+    g = engine.model.game
+    doc.int_at(event, ["data", "players"], g.min_players, g.max_players)
+
+    def changed(name):
+        return (f"`{shown(os.path.normpath(os.path.join(os.path.dirname(path), name)))}` is not the file this game "
+                "was played with (its content changed since the trace was written)",
+                "replay with the files of that time, or play the game again")
+    check_loaded(doc, ["data"], files, engine.origin["files"], changed)
+    return engine, players, seed
+
+
+class _Comparison:
+    """A sink comparing each replayed event with the trace's next line, until they first part."""
+
+    def __init__(self, lines: _Lines, folder: str, sink):
+        self.lines = lines
+        self.folder = folder
+        self.sink = sink
+        self.at = None          # the first line that differs
+        self.trace_line = None
+        self.replayed_line = None
+        self.error = None
+
+    def __call__(self, event: dict):
+        if self.sink is not None:
+            self.sink(event)
+        if self.at is not None:
+            return
+        replayed = json.dumps(for_file(event, self.folder), ensure_ascii=False, separators=(",", ":")) + "\n"
+        data = replayed.encode("utf-8")
+        got = self.lines.read(max(len(data), SHOWN_MAX_BYTES))
+        if got is not None and got[0] == data:
+            return
+        self.differ(self.lines.number + (got is None), got, replayed.rstrip("\n"))
+
+    def differ(self, number: int, got, replayed: str | None):
+        """The trace and the replayed game part at line `number` (the trace's line `got`)."""
+        self.at = number
+        self.replayed_line = replayed
+        if got is not None:
+            line, whole = got
+            if whole:  # a malformed line is the trace's mistake, not a different game
+                try:
+                    _event(self.lines.path, number, line, whole)
+                except ReplayError as exc:
+                    self.error = exc  # raised once the engine returns: the sink must not fail it
+            self.trace_line = line[:SHOWN_MAX_BYTES].rstrip(b"\n").decode("utf-8", errors="replace")
+
+
+def replay(path: str | Path, sink=None, search: tuple = ()) -> Replay:
+    """Replay the trace at `path`; `sink`, if given, also receives every regenerated event.
+
+    The files the trace names must lie in its project or under a `search` folder (the user's
+    `--path`)."""
+    path = str(path)
+    lines = _Lines(path)
+    try:
+        engine, players, seed = _setup(path, lines, tuple(str(s) for s in search))
+        lines.file.seek(0)
+        lines.left, lines.number = TRACE_MAX_BYTES, 0
+        compare = _Comparison(lines, os.path.dirname(os.path.abspath(path)), sink)
+        st = engine.new_game(players, seed, sink=compare)
+        while compare.at is None and st.pending is not None:
+            got = lines.read(EVENT_MAX_BYTES)
+            if got is None:
+                break  # the trace stops at a decision: so does the replayed game
+            doc, event = _event(path, lines.number, *got)
+            choice = event["data"].get("choice")
+            if event["event"] == "choice" and not isinstance(choice, str):
+                doc.fail(["data", "choice"], "the `choice` of a choice event must be the label of an option")
+            if event["event"] != "choice" or choice not in st.pending["options"]:
+                compare.differ(lines.number, got, "(a decision: the trace goes another way)")
+                break
+            lines.held = got
+            engine.apply(st, choice, sink=compare)
+        if compare.error is not None:
+            raise compare.error
+        if compare.at is None:
+            extra = lines.read(SHOWN_MAX_BYTES)
+            if extra is not None:
+                compare.differ(lines.number, extra, None)
+                if compare.error is not None:
+                    raise compare.error
+        return Replay(lines.count_rest(), compare.at, compare.trace_line, compare.replayed_line)
+    finally:
+        lines.close()

@@ -9,12 +9,16 @@ file's content.
 The project is the folder tree under the nearest folder, from the starting ruleset's own folder
 upwards, that holds a `lfdsl.toml` marker; without one, the starting ruleset's folder. The user can
 add search roots on the command line (`--path DIR`).
+
+The same rule holds for every file lfdsl reads back (a trace, a saved game): the files it names are
+checked here against its own project, as if a ruleset had named them.
 """
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import hashlib
+import io
 import os
 import stat
 from pathlib import Path
@@ -59,6 +63,9 @@ def overlay(files: dict):
         _OVERLAY.reset(token)
 
 
+NUL_REFUSED = "a file name cannot hold a NUL character"
+
+
 class FileRefused(Exception):
     """A file the ruleset may not read, or cannot be read: `message` says why, never what it holds."""
 
@@ -86,13 +93,13 @@ class Project:
     @classmethod
     def around(cls, start: str | Path, extra=()) -> "Project":
         """The project of the ruleset at `start`, plus the user's own search roots."""
-        folder = Path(os.path.realpath(os.path.dirname(os.path.abspath(str(start)))))
+        folder = Path(_real(os.path.dirname(os.path.abspath(str(start)))))
         root = folder
         for candidate in (folder, *folder.parents):
             if (candidate / MARKER).is_file():
                 root = candidate
                 break
-        roots = [str(root)] + [os.path.realpath(str(p)) for p in extra]
+        roots = [str(root)] + [_real(str(p)) for p in extra]
         return cls(tuple(dict.fromkeys(roots)))
 
     def contains(self, real: str) -> bool:
@@ -104,31 +111,44 @@ class Project:
         return " or ".join(self.roots)
 
 
+def _real(path: str) -> str:
+    """The real path; a name holding a NUL, which no file can have, stays as written (absolute), so
+    that it widens nothing and the read that follows refuses it with its own message."""
+    if "\0" in path:
+        return os.path.abspath(path)
+    return os.path.realpath(path)
+
+
 def named_path(written: str, naming_file: str) -> str:
     """The path a ruleset writes (`extends "x.lf"`), resolved against the folder of the naming file."""
     return os.path.normpath(os.path.join(os.path.dirname(naming_file), written))
 
 
-def check_name(written: str, resolved: str, project: Project) -> None:
-    """Refuse a name a ruleset may not use: absolute, escaping with `..`, or leaving the project.
+def check_name(written: str, resolved: str, project: Project, kind: str = "ruleset") -> None:
+    """Refuse a name a file of this `kind` (a ruleset, a trace, a saved game) may not use: holding
+    a NUL, absolute, escaping with `..`, or leaving the project.
 
     Under an overlay only the files it holds can be read, and they passed this check when they
     were first loaded: the names are not held against the disk of wherever the rebuild runs."""
+    if "\0" in written or "\0" in resolved:
+        raise FileRefused(NUL_REFUSED)
     if _OVERLAY.get() is not None:
         return
     if os.path.isabs(written) or written.startswith("~"):
-        raise FileRefused("a ruleset may only name files by a path relative to its own folder",
+        raise FileRefused(f"a {kind} may only name files by a path relative to its own folder",
                           "write the path from this file's folder, e.g. \"cards/game.toml\"")
     real = os.path.realpath(resolved)
     if not project.contains(real):
-        raise FileRefused("this file is outside the ruleset's project",
-                          f"a ruleset may only name files under {project.describe()}; "
+        raise FileRefused(f"this file is outside the {kind}'s project",
+                          f"a {kind} may only name files under {project.describe()}; "
                           f"put a `{MARKER}` in a common parent folder, or pass --path")
 
 
 def check_readable(path: str | Path, limit: int) -> None:
     """Refuse, without opening it, anything but an existing regular file of at most `limit` bytes."""
     path = str(path)
+    if "\0" in path:
+        raise FileRefused(NUL_REFUSED)
     being_edited = _EDITED.get()
     if being_edited is not None and os.path.normpath(path) in being_edited:
         if len(being_edited[os.path.normpath(path)]) > limit:
@@ -156,24 +176,33 @@ def check_readable(path: str | Path, limit: int) -> None:
         raise FileRefused(f"file too large: {info.st_size:,} bytes, the limit is {limit:,}")
 
 
-def read_bytes(path: str | Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
+def open_bytes(path: str | Path, limit: int):
+    """A binary stream of a regular file of at most `limit` bytes (checked as `read_bytes` checks
+    it), for a reader that takes it piece by piece; the caller closes it, and reads no more than
+    `limit` bytes from it (the file may grow after the check)."""
     path = str(path)
     check_readable(path, limit)
     being_edited = _EDITED.get()
     if being_edited is not None and os.path.normpath(path) in being_edited:
-        return being_edited[os.path.normpath(path)]
+        return io.BytesIO(being_edited[os.path.normpath(path)])
     files = _OVERLAY.get()
     if files is not None:
-        return files[path]
+        return io.BytesIO(files[path])
     try:
         # Non-blocking: if the name was swapped for a pipe since the check, open does not wait.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise FileRefused(f"cannot read this file: {exc.strerror or 'access refused'}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise FileRefused("this is not a regular file (a device, a pipe or a socket)")
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise FileRefused("this is not a regular file (a device, a pipe or a socket)")
+    return f
+
+
+def read_bytes(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; FileRefused otherwise."""
+    with open_bytes(path, limit) as f:
         data = f.read(limit + 1)
     if len(data) > limit:
         raise FileRefused(f"file too large: more than {limit:,} bytes")

@@ -141,14 +141,15 @@ class _Lines:
 
 
 def test_save_at_decision_40_resume_and_finish_give_the_uninterrupted_game(tmp_path):
-    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf", search=(ROOT,))
     _, whole = scripted(engine, 7)
     save = tmp_path / "game.json"
     scripted(engine, 7, stop=40, save=save)
     data = json.loads(save.read_text())
     assert data["format"] == "lfdsl saved game 1" and len(data["history"]) >= 40
     out = []
-    table = Table.resume(save, sink=JsonLinesSink(_Lines(out)))
+    # The save lies outside the ruleset's project: the user widens it (`--path`).
+    table = Table.resume(save, sink=JsonLinesSink(_Lines(out)), search=(ROOT,))
     while not table.over:
         table.choose(0)
     assert "".join(out) == "".join(whole)
