@@ -572,7 +572,7 @@ def j_choice(rng, doc):
 
 
 def j_format(rng, doc):
-    """A saved game's format line: another version, another type, taken out."""
+    """A saved game's format line: another version, another spelling, another type."""
     value = rng.choice(["lfdsl saved game 2", "lfdsl saved game 0", "", 1, None, "LFDSL SAVED GAME 1"])
     doc["format"] = value
     return f"set format to {_show_json(value)}"
@@ -633,6 +633,7 @@ def _trace_mutation(rng, data):
         return None
     m = rng.choice(pool)
     what = m(rng, event)
+    # surrogatepass: a lone `\ud800` escape, read back from an earlier mutation, is written as it came
     lines[n] = dump_json(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return b"\n".join(lines), f"{m.__name__[2:]}: line {n + 1}: {what}"
 
