@@ -99,7 +99,7 @@ def main(argv=None) -> int:
         payload = {"seed": args.seed, "rows": rows, "outcomes": list(OUTCOMES),
                    "bad": [{"kind": r.mutant.kind, "index": r.mutant.index, "source": r.mutant.source,
                             "mutation": r.mutant.description, "outcome": r.outcome, "argv": list(r.argv),
-                            "exit": r.exit_code, "signature": signature(r), "stderr": shown(r)[-4000:],
+                            "exit": r.exit_code, "signature": signature(r), "leak": r.leak, "stderr": shown(r)[-4000:],
                             "tree": r.tree} for r in bad]}
         Path(args.json).write_text(json.dumps(payload, indent=2), encoding="utf-8")
     return 1 if bad else 0

@@ -961,4 +961,8 @@ def signature(r: Result) -> str:
     first = re.sub(r"^\S+\.(?:lf|toml|jsonl|json)(?::\d+:\d+)?", "<file>", first)
     first = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", "<x>", first)
     first = re.sub(r"\d+", "N", first)
+    # The value a mutant put in (a number of any kind, a nested list) names no other bug.
+    first = re.sub(r"\bN(?:\.N)?(?:e[+-]?N)?\b|\b(?:True|False|None|inf|nan)\b", "N", first)
+    first = re.sub(r"[\[{][\[\]{}<x>:, N]*[\]}]", "<value>", first)
+    first = first.split("; this is a fault of lfdsl")[0]  # the rest of the internal error's line is always the same
     return f"{r.outcome}: {first[:160]}"
