@@ -1,14 +1,17 @@
-"""Mutation fuzzing of the rules files, card databases and scenarios: how each mutant ends.
+"""Mutation fuzzing of the rules files, card databases, scenarios, traces and saved games: how each mutant ends.
 
     python benchmarks/fuzz.py                               # 2,000 mutants of each kind
     python benchmarks/fuzz.py --kind cards --mutants 200 --show 3
+    python benchmarks/fuzz.py --kind trace --workers 1 --progress
     python benchmarks/fuzz.py --json fuzz.json --keep /tmp/bad   # keep every bad mutant's tree
 
 A mutant is one real file with one to three seeded mutations (tests/fuzzing.py). It runs
-`lfdsl check` then, if accepted, `lfdsl run --quiet --seed 1` (rules and cards), or `lfdsl test`
-(scenarios), each in a forked child under a wall-clock timeout and a CPU limit. The goal is
-0 tracebacks, 0 hangs, 0 Python wording, and every rejection positioned (`file:line:col: ...`).
-Exit 1 if any mutant ended badly.
+`lfdsl check` then, if accepted, `lfdsl run --quiet --seed 1` (rules and cards), `lfdsl test`
+(scenarios), `lfdsl replay` (traces written by `lfdsl run --trace`) or the loading step of
+`lfdsl play --resume` (saved games), each in a forked child under a wall-clock timeout and a CPU
+limit. The goal is 0 leaks (a line of /etc/passwd or of the environment printed), 0 hangs,
+0 tracebacks, 0 internal errors, 0 Python wording, and every rejection positioned
+(`file:line:col: ...`). Exit 1 if any mutant ended badly.
 """
 from __future__ import annotations
 
@@ -22,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fuzzing import BAD, KINDS, OUTCOMES, Runner, make_mutants, signature, tally  # noqa: E402
+from tests.fuzzing import BAD, KINDS, OUTCOMES, Runner, make_mutants, shown, signature, tally  # noqa: E402
 
 COLUMNS = [("mutants", "mutants"), ("accepted", "accepted"), ("rejected-positioned", "rej-pos"),
-           ("rejected-unpositioned", "rej-unpos"), ("traceback", "traceback"), ("hang", "hang"),
-           ("python-wording", "py-wording"), ("positioned_share", "pos-share"), ("seconds", "seconds"),
-           ("per_s", "mutants/s")]
+           ("rejected-unpositioned", "rej-unpos"), ("traceback", "traceback"), ("internal-error", "internal"),
+           ("hang", "hang"), ("leak", "leak"), ("python-wording", "py-wording"), ("positioned_share", "pos-share"),
+           ("seconds", "seconds"), ("per_s", "mutants/s")]
 
 
 def fuzz_kind(kind: str, args) -> tuple[dict, list]:
@@ -58,7 +61,7 @@ def show(kind: str, results, k: int) -> None:
         for r in bad[:k]:
             print(f"-- mutant {r.mutant.index} of {r.mutant.source}: {r.mutant.description}")
             print(f"   command: {' '.join(r.argv)}   (exit {r.exit_code}{', tree ' + r.tree if r.tree else ''})")
-            for line in r.stderr.splitlines()[-12:] if outcome == "traceback" else r.stderr.splitlines()[:4]:
+            for line in shown(r).splitlines()[-12:] if outcome == "traceback" else shown(r).splitlines()[:4]:
                 print(f"   | {line[:200]}")
     sigs = collections.Counter(signature(r) for r in results if r.outcome in BAD)
     if sigs:
@@ -96,7 +99,7 @@ def main(argv=None) -> int:
         payload = {"seed": args.seed, "rows": rows, "outcomes": list(OUTCOMES),
                    "bad": [{"kind": r.mutant.kind, "index": r.mutant.index, "source": r.mutant.source,
                             "mutation": r.mutant.description, "outcome": r.outcome, "argv": list(r.argv),
-                            "exit": r.exit_code, "signature": signature(r), "stderr": r.stderr[-4000:],
+                            "exit": r.exit_code, "signature": signature(r), "leak": r.leak, "stderr": shown(r)[-4000:],
                             "tree": r.tree} for r in bad]}
         Path(args.json).write_text(json.dumps(payload, indent=2), encoding="utf-8")
     return 1 if bad else 0

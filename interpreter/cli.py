@@ -592,8 +592,14 @@ def cmd_play(args) -> int:
 
 def play_app(args):
     """The table `lfdsl play` opens for these arguments (its tests drive it with Textual's pilot)."""
-    from .bots import parse_agents
     from .table.app import PlayApp  # Textual is loaded only for this command
+    return PlayApp(open_table(args), args.save)
+
+
+def open_table(args):
+    """The game `lfdsl play` opens: the saved game of `--resume` played again to where it was, or a
+    new one. Apart from the app so that the saved-game fuzzer loads a save exactly as `play` does."""
+    from .bots import parse_agents
     from .table.session import Table
     if args.resume:
         table = Table.resume(args.resume, search=_search(args))
@@ -618,7 +624,7 @@ def play_app(args):
             agents = ",".join(bots)
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         table = Table(engine, players, seed, agents)
-    return PlayApp(table, args.save)
+    return table
 
 
 def cmd_lsp(args) -> int:
@@ -792,8 +798,14 @@ def summary(diagnostics) -> str:
 def main(argv=None) -> int:
     """Entry point of the `lfdsl` command."""
     args = build_parser().parse_args(argv)
+    return run_command(args.func, args)
+
+
+def run_command(func, args) -> int:
+    """`func(args)` with every error reported as `lfdsl` reports it; the exit code. The fuzzer calls
+    it too, so a step run outside `main` is judged by the very messages a user would read."""
     try:
-        code = args.func(args)
+        code = func(args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
