@@ -25,6 +25,12 @@ from . import figures
 TARGETS = ("seat win rates equal", "median rounds N")
 
 
+def numpy_seed(seed: int) -> int:
+    """`seed` as numpy's generators take it (0 .. 2^32-1; lfdsl's seeds go to 2^63-1): the same
+    seed for every seed below 2^32, so searches made before keep their results."""
+    return seed & 0xFFFF_FFFF
+
+
 class TargetError(ValueError):
     """A target that is not one of `TARGETS`."""
 
@@ -55,7 +61,7 @@ def median_interval(rounds: list[int], seed: int) -> list[float]:
     if len(set(rounds)) < 2:
         return [float(rounds[0]), float(rounds[0])] if rounds else [None, None]
     res = bootstrap((np.asarray(rounds, dtype=float),), np.median, confidence_level=0.95, n_resamples=2000,
-                    method="percentile", random_state=seed)
+                    method="percentile", random_state=numpy_seed(seed))
     return [float(res.confidence_interval.low), float(res.confidence_interval.high)]
 
 
@@ -64,7 +70,7 @@ def search(space: dict, target, trials: int, seed: int, simulate, each=None) -> 
     numbers); `simulate(params)` returns (figures, records) for a setting. Returns every trial and
     the best setting."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=numpy_seed(seed)))
     done = []
 
     def run(trial):
