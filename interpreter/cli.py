@@ -37,7 +37,8 @@ class AgentFailure(Exception):
 
 
 class UsageError(Exception):
-    """A command-line value that cannot be used (an unknown agent, a player count out of range)."""
+    """A command that cannot go on for a reason with no place on its command line to point at (a
+    file that cannot be written, a ruleset without what the command needs)."""
 
 
 def _params(pairs, option: str = "--set") -> dict:
@@ -452,8 +453,9 @@ def cmd_tournament(args) -> int:
     players = _players_for(engine, args.players, 2, max(2, g.min_players))
     _seeds_fit("--seed", args.seed, args.games)
     specs = parse_agents(args.bots, "--bots")
-    if len(specs) < 2:
-        raise UsageError("a tournament needs at least two bots: `--bots mcts,random`")
+    if not 2 <= len(specs) <= opt.MAX_BOTS:
+        raise opt.at("--bots", args.bots, f"a tournament takes 2 to {opt.MAX_BOTS} bots, not {len(specs)}",
+                     "`--bots mcts,random`" if len(specs) < 2 else None)
     bots = [s.text for s in specs]
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, seeds from {args.seed}, "
           f"seats alternated")

@@ -18,6 +18,7 @@ MAX_WORKERS = 256             # worker processes
 MAX_TRIALS = 1_000            # settings `tune` tries
 MAX_EVERY = MAX_DECISION_LIMIT  # `fit-eval --every`: no game has more decisions than this
 MAX_VALUES = 100              # values of one `--sweep` or `--param`
+MAX_BOTS = 16                 # bots of a tournament (every pair of them plays)
 
 _WHOLE = re.compile(r"-?[0-9]+")
 SHOWN = 24  # a longer value is named by its length in a message (the source line shows it)
