@@ -213,15 +213,15 @@ def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list
 def cmd_simulate(args) -> int:
     import time
 
-    figures, games, show = _lab()
     if args.sweep:
-        return _simulate_sweep(args, figures, games, show)
-    from rich.console import Console
+        return _simulate_sweep(args)
     engine = _load(args)
     g = engine.model.game
     players = _players_for(engine, args.players)
     _check_counts(args)
     _agents_for(args.agents, players, args.seed, engine)  # a mistake is reported before any game
+    figures, games, show = _lab()
+    from rich.console import Console
     start = time.perf_counter()
     records = _run_games(show, games, engine, players, args, args.seed, g.name, Console(stderr=True))
     seconds = time.perf_counter() - start
@@ -242,16 +242,17 @@ def cmd_simulate(args) -> int:
     return EXIT_OK
 
 
-def _simulate_sweep(args, figures, games, show) -> int:
-    from rich.console import Console
+def _simulate_sweep(args) -> int:
     engine = _load(args)
     name, values = _sweep_values(args.sweep, engine)
     players = _players_for(engine, args.players)
     _check_counts(args)
     _agents_for(args.agents, players, args.seed, engine)
-    err, runs = Console(stderr=True), []
     # every value is loaded, and so checked, before any game is played
     engines = [_load(args, {name: value}) for value in values]
+    figures, games, show = _lab()
+    from rich.console import Console
+    err, runs = Console(stderr=True), []
     for value, e in zip(values, engines):
         records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
         runs.append({"value": value, **figures.summarize(records, players)})
@@ -271,9 +272,6 @@ def _simulate_sweep(args, figures, games, show) -> int:
 
 
 def cmd_tune(args) -> int:
-    figures, games, show = _lab()
-    from rich.console import Console
-
     from .lab import tune
     engine = _load(args)
     g = engine.model.game
@@ -299,6 +297,8 @@ def cmd_tune(args) -> int:
     for name, values in space.items():  # every value a trial may take is checked before any game
         for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
             _load(args, {name: v})
+    figures, games, show = _lab()
+    from rich.console import Console
     err = Console(stderr=True)
 
     seen: dict = {}  # a setting tried again plays the same seeds: its figures are known
@@ -394,10 +394,6 @@ def _check_counts(args, confirmation: bool = False) -> None:
 
 
 def cmd_compare(args) -> int:
-    figures, games, show = _lab()
-    from rich.console import Console
-
-    from .lab.compare import ALPHA, CORRECTION, SHORT, compare
     _check_counts(args)
     both = _params(args.set)
     a_only, b_only = _params(args.set_a, "--set-a"), _params(args.set_b, "--set-b")
@@ -408,6 +404,10 @@ def cmd_compare(args) -> int:
     players = _players_for(a, args.players)
     _players_for(b, players)
     _agents_for(args.agents, players, args.seed, a)
+    figures, games, show = _lab()
+    from rich.console import Console
+
+    from .lab.compare import ALPHA, CORRECTION, SHORT, compare
     b_seed = args.seed if args.seed_b is None else args.seed_b
     err = Console(stderr=True)
     a_records = _run_games(show, games, a, players, args, args.seed, "A", err)
@@ -446,8 +446,6 @@ def cmd_tournament(args) -> int:
     import json
 
     from .bots import parse_agents
-    _lab()
-    from .lab.tournament import table, tournament
     engine = _load(args)
     g = engine.model.game
     players = _players_for(engine, args.players, 2, max(2, g.min_players))
@@ -457,6 +455,8 @@ def cmd_tournament(args) -> int:
         raise opt.at("--bots", args.bots, f"a tournament takes 2 to {opt.MAX_BOTS} bots, not {len(specs)}",
                      "`--bots mcts,random`" if len(specs) < 2 else None)
     bots = [s.text for s in specs]
+    _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
+    from .lab.tournament import table, tournament
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, seeds from {args.seed}, "
           f"seats alternated")
     results = tournament(engine, bots, args.games, players, args.seed)
@@ -476,10 +476,6 @@ def cmd_tournament(args) -> int:
 def cmd_fit_eval(args) -> int:
     import json
 
-    from rich.console import Console
-
-    _, _, show = _lab()
-    from .lab import evalfit
     engine = _load(args)
     g = engine.model.game
     if engine.program.evaluation is None:
@@ -492,6 +488,10 @@ def cmd_fit_eval(args) -> int:
     if not names:
         raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
                          "there is nothing to weigh")
+    from rich.console import Console
+
+    _, _, show = _lab()
+    from .lab import evalfit
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents {args.agents}, "
           f"seeds from {args.seed}, a position every {count_of(args.every, 'decision')}")
     with show.progress(Console(stderr=True)) as bar:

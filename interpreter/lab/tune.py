@@ -17,10 +17,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import optuna
-from scipy.stats import bootstrap
-
-from . import figures
 
 TARGETS = ("seat win rates equal", "median rounds N")
 
@@ -58,6 +54,7 @@ def objective(target, data: dict) -> float:
 
 def median_interval(rounds: list[int], seed: int) -> list[float]:
     """A 95% bootstrap interval (percentile method, scipy.stats.bootstrap) of the median."""
+    from scipy.stats import bootstrap
     if len(set(rounds)) < 2:
         return [float(rounds[0]), float(rounds[0])] if rounds else [None, None]
     res = bootstrap((np.asarray(rounds, dtype=float),), np.median, confidence_level=0.95, n_resamples=2000,
@@ -69,6 +66,7 @@ def search(space: dict, target, trials: int, seed: int, simulate, each=None) -> 
     """Run `trials` Optuna trials over `space` (name -> list of values, or (low, high) whole
     numbers); `simulate(params)` returns (figures, records) for a setting. Returns every trial and
     the best setting."""
+    import optuna  # here, not above: a wrong command line is told before this long import
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=numpy_seed(seed)))
     done = []
@@ -93,6 +91,7 @@ def search(space: dict, target, trials: int, seed: int, simulate, each=None) -> 
 
 def confirmation(target, data: dict, records: list[dict], seed: int) -> dict:
     """The best setting's figure on fresh seeds, with its 95% interval."""
+    from . import figures
     kind, _ = target
     out = {"objective": objective(target, data)}
     if kind == "seats":
