@@ -182,7 +182,7 @@ def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list
         bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
     if name not in engine.program.params:
-        bad(1, f"the ruleset has no parameter `{name}`", suggest(name, engine.program.params))
+        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.program.params))
     start = len(name) + 2
     m = re.fullmatch(r"(-?[0-9]+)\.\.(-?[0-9]+)", spec)
     if m:
@@ -278,7 +278,7 @@ def cmd_tune(args) -> int:
     try:
         target = tune.parse_target(args.target)
     except tune.TargetError:
-        raise ParamError([Diagnostic("--target", 1, 1, f"no target `{args.target}`",
+        raise ParamError([Diagnostic("--target", 1, 1, f"no target {opt.shown(args.target, 'target')}",
                                      "the targets: " + "; ".join(f"`{t}`" for t in tune.TARGETS), args.target)]) from None
     if target[0] == "rounds" and not target[1] <= MAX_ROUND_LIMIT:
         raise opt.at("--target", args.target, f"no game lasts more than {MAX_ROUND_LIMIT:,} rounds (the engine's "

@@ -38,11 +38,11 @@ def at(option: str, text: str | None, message: str, hint: str | None = None, col
     return OptionError([Diagnostic(option, 1, col, message, hint, text, 1, end)])
 
 
-def shown(text: str) -> str:
-    """A value for a message: as typed when short, else by its length."""
+def shown(text: str, what: str = "value") -> str:
+    """A value (or a name: `what`) for a message: as typed when short, else by its length."""
     if len(text) <= SHOWN:
         return f"`{text}`" if not _WHOLE.fullmatch(text) else text
-    return f"a value of {len(text):,} characters"
+    return f"a {what} of {len(text):,} characters"
 
 
 class BoundError(Exception):

@@ -138,7 +138,7 @@ def resolve_params(model, overrides: dict) -> dict:
             raw = ParamValue(raw, "--set", n, len(name) + 2, f"{name}={raw}", n, 1)
         given[name] = raw
         if name not in model.params:
-            errors.append(raw.at_key(f"the ruleset has no parameter `{name}`", suggest(name, model.params)))
+            errors.append(raw.at_key(f"the ruleset has no parameter {shown(name, 'name')}", suggest(name, model.params)))
     not_negative = _count_params(model)
     values = {}
     for name, decl in model.params.items():
@@ -159,10 +159,10 @@ def resolve_params(model, overrides: dict) -> dict:
             continue
         values[name] = value
         if allowed is not None and value not in allowed:
-            shown = (f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1))
-                     else ", ".join(str(a) for a in allowed))
-            errors.append(raw.at_value(f"`{name}` may be {shown}, not {raw.shown()}",
-                                       f"the ruleset declares `param {name} = ... from {shown}`"))
+            choices = (f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1))
+                       else ", ".join(str(a) for a in allowed))
+            errors.append(raw.at_value(f"`{name}` may be {choices}, not {raw.shown()}",
+                                       f"the ruleset declares `param {name} = ... from {choices}`"))
         elif (name in not_negative and not isinstance(value, bool) and isinstance(value, int)
               and value < 0 <= default):
             errors.append(raw.at_value(f"`{name}` may not be negative: it is used as {not_negative[name]}"))

@@ -83,9 +83,26 @@ def test_a_bad_value_is_refused_at_its_option(option, argv, message):
     refused_at(option, *argv, message=message)
 
 
-def test_a_huge_value_is_shown_cut_not_whole():
-    err = refused_at("--games", "simulate", DUEL, "--games", HUGE)
-    assert len(err) < 2000
+@pytest.mark.parametrize("option, argv, message", [
+    ("--games", ["simulate", DUEL, "--games", HUGE], "not a value of 5,000 characters"),
+    ("--set", ["run", DUEL, "--set", "a" * 5000 + "=1"], "no parameter a name of 5,000 characters"),
+    ("--sweep", ["simulate", DUEL, "--sweep", "a" * 5000 + "=1,2"], "no parameter a name of 5,000 characters"),
+    ("--target", ["tune", DUEL, "--param", "fire_goal=5..9", "--target", "a" * 5000], "no target a target of 5,000"),
+])
+def test_a_huge_value_is_shown_cut_not_whole(option, argv, message):
+    """The message names a long value by its length; only the source line shows it, cut."""
+    err = refused_at(option, *argv, message=message)
+    assert len(err) < 2000, err[:300]
+
+
+def test_a_scenario_parameter_outside_the_engine_integers(tmp_path):
+    scenario = tmp_path / "big.toml"
+    scenario.write_text('title = "t"\nplayers = 2\nseed = 1\n\n[params]\nfire_goal = 99999999999999999999\n\n'
+                        '[[step]]\nexpect = ["1 == 1"]\n')
+    result = lfdsl("test", DUEL, str(scenario))
+    assert_clean_end(result, exits=(2,), secrets=(CANARY,), where=(str(scenario), 6))
+    assert "`fire_goal` takes a whole number from -9,223,372,036,854,775,808 to 9,223,372,036,854,775,807, " \
+           "not 99999999999999999999" in result[2]
 
 
 @pytest.mark.parametrize("command, module, extra", [
