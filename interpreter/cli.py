@@ -83,7 +83,8 @@ def _seeds_fit(option: str, seed: int, count: int) -> None:
     """The `count` seeds from `seed` on stay within the engine's seeds."""
     if seed + count - 1 > opt.MAX_SEED:
         raise opt.at(option, str(seed), f"the games' seeds would run past {opt.MAX_SEED:,} "
-                     f"({count_of(count, 'game')} from this seed)", f"give a seed of at most {opt.MAX_SEED - count + 1:,}")
+                     f"({count_of(count, 'game')} from this seed)",
+                     f"give a seed of at most {opt.MAX_SEED - count + 1:,}")
 
 
 def _load(args, more: dict | None = None, ruleset=None) -> Engine:

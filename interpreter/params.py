@@ -133,12 +133,14 @@ def resolve_params(model, overrides: dict) -> dict:
     given = {}
     for n, (name, raw) in enumerate(overrides.items(), 1):
         if isinstance(raw, Typed):
-            raw = ParamValue(str(raw), raw.option, raw.number, raw.col, raw.argument, raw.number, raw.col - len(name) - 1)
+            raw = ParamValue(str(raw), raw.option, raw.number, raw.col, raw.argument, raw.number,
+                             raw.col - len(name) - 1)
         elif not isinstance(raw, ParamValue):
             raw = ParamValue(raw, "--set", n, len(name) + 2, f"{name}={raw}", n, 1)
         given[name] = raw
         if name not in model.params:
-            errors.append(raw.at_key(f"the ruleset has no parameter {shown(name, 'name')}", suggest(name, model.params)))
+            errors.append(raw.at_key(f"the ruleset has no parameter {shown(name, 'name')}",
+                                     suggest(name, model.params)))
     not_negative = _count_params(model)
     values = {}
     for name, decl in model.params.items():

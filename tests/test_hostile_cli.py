@@ -139,6 +139,13 @@ def test_fit_eval_on_positions_of_one_game_says_so():
         evalfit.fit(["a"], rows, 2, 1, 1)
 
 
+def test_fit_eval_on_as_many_positions_as_weights_says_so():
+    """No degree of freedom is left for the interval: refused in words, not divided by zero."""
+    rows = [(0, [({"a": 1.0}, 1.0)], {0}), (1, [({"a": 3.0}, 0.0)], set())]
+    with pytest.raises(evalfit.FitError, match="2 positions kept, too few to weigh 1 score"):
+        evalfit.fit(["a"], rows, 1, 2, 2)
+
+
 def test_tune_takes_any_seed_of_the_command_line():
     """The sampler's generator takes seeds below 2^32; the command line's go to 2^63-1."""
     def simulate(params):

@@ -158,8 +158,9 @@ def fit(names: list[str], rows, players: int, games: int, finished: int) -> Eval
     def logit(columns):
         design = sm.add_constant(columns, has_constant="add")
         if len(y) <= design.shape[1]:  # no degree of freedom left for the interval
-            raise FitError(f"{count_of(len(rows), 'position')} kept, too few to weigh {count_of(design.shape[1] - 1, 'score')}: "
-                           "play more games or keep positions more often (--every)")
+            raise FitError(f"{count_of(len(rows), 'position')} kept, too few to weigh "
+                           f"{count_of(design.shape[1] - 1, 'score')}: play more games or keep positions more "
+                           "often (--every)")
         with warnings.catch_warnings():
             for kind in separation:
                 if issubclass(kind, Warning):
