@@ -1,7 +1,8 @@
 """`lfdsl`: check a ruleset, run a game, run scenarios. Only this module prints or writes files.
 
 Exit codes: 0 success; 1 a scenario expectation failed; 2 the ruleset, cards, scenario or command
-line is wrong (static error); 3 the game failed while running (a rule looped or could not run).
+line is wrong (static error), or the command needs an optional extra that is not installed; 3 the
+game failed while running (a rule looped or could not run); 4 an internal error of lfdsl.
 """
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ from pathlib import Path
 
 from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, suggest
 from rulesdsl.files import NUL_REFUSED
+from rulesdsl.limits import MAX_ROUND_LIMIT
 
+from . import options as opt
 from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError, LimitError
-from .params import ParamError
+from .extras import install_hint, missing_extra
+from .options import OptionError
+from .params import ParamError, Typed
 from .scenario import run_scenario
 from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
@@ -33,27 +38,19 @@ class AgentFailure(Exception):
 
 
 class UsageError(Exception):
-    """A command-line value that cannot be used (an unknown agent, a player count out of range)."""
+    """A command that cannot go on for a reason with no place on its command line to point at (a
+    file that cannot be written, a ruleset without what the command needs)."""
 
 
-def whole_number(text: str) -> int:
-    """An argparse type: ASCII digits with an optional minus, nothing else (no `+3`, `٣`, `1_000`)."""
-    if not re.fullmatch(r"-?[0-9]+", text):
-        raise ValueError(text)
-    return int(text)
-
-
-whole_number.__name__ = "whole number"  # argparse says "invalid whole number value: 'x'"
-
-
-def _params(pairs) -> dict:
+def _params(pairs, option: str = "--set") -> dict:
     out = {}
     for n, pair in enumerate(pairs or [], 1):
         if "=" not in pair:
-            raise ParamError([Diagnostic("--set", n, len(pair) + 1, "`--set` takes name=value",
-                                         f"write `--set {pair or 'name'}=value`", pair)])
+            raise ParamError([Diagnostic(option, n, len(pair) + 1, f"`{option}` takes name=value",
+                                         f"write `{option} {pair or 'name'}=value`", pair)])
         k, v = pair.split("=", 1)
-        out[k] = v  # as typed: the engine shows the argument and refuses a value with spaces
+        # as typed: the engine shows the argument and refuses a value with spaces
+        out[k] = Typed(v, option, n, pair, len(k) + 2)
     return out
 
 
@@ -68,6 +65,40 @@ def _no_nul(option: str, n: int, path: str) -> str:
 def _search(args) -> tuple:
     """The `--path` folders."""
     return tuple(_no_nul("--path", n, folder) for n, folder in enumerate(args.path or (), 1))
+
+
+def _players_for(engine, wanted, at_least: int = 1, default=None):
+    """`wanted` (`--players`; when None `default`, or the game's own) if the ruleset is played by it
+    and the command can play it with that many."""
+    g = engine.model.game
+    players = wanted if wanted is not None else default if default is not None else g.default_players
+    if not max(g.min_players, at_least) <= players <= g.max_players:
+        need = f"; this command needs at least {at_least}" if at_least > g.min_players else ""
+        given = f", not {players}" if wanted is not None else ""
+        raise opt.at("--players", str(players) if wanted is not None else None,
+                     f"{g.name} is played by {player_range(g.min_players, g.max_players)}{need}{given}")
+    return players
+
+
+def _agents_for(text: str, players: int, seed: int, engine, option: str = "--agents") -> list:
+    """The agents `text` seats, one for all or one per seat; a count that does not fit, or a person
+    where only bots can play, is reported at the option."""
+    from .bots import parse_agents
+    specs = parse_agents(text, option)
+    if len(specs) not in (1, players):
+        raise opt.at(option, text, f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}",
+                     "give one agent for every seat, or one per seat separated by commas")
+    if any(s.name == "human" for s in specs):
+        raise opt.at(option, text, "`human` is a person at the table: play with `lfdsl play`, or give a bot here")
+    return make_agents(text, players, seed, engine=engine, option=option)
+
+
+def _seeds_fit(option: str, seed: int, count: int) -> None:
+    """The `count` seeds from `seed` on stay within the engine's seeds."""
+    if seed + count - 1 > opt.MAX_SEED:
+        raise opt.at(option, str(seed), f"the games' seeds would run past {opt.MAX_SEED:,} "
+                     f"({count_of(count, 'game')} from this seed)",
+                     f"give a seed of at most {opt.MAX_SEED - count + 1:,}")
 
 
 def _load(args, more: dict | None = None, ruleset=None) -> Engine:
@@ -89,21 +120,16 @@ def cmd_check(args) -> int:
 def _seat(text: str, players: int) -> int:
     """A seat from 0, from `P2` or `2`."""
     t = text.strip().upper().removeprefix("P")
-    if not t.isdigit() or not 1 <= int(t) <= players:
-        raise UsageError(f"--view takes a player from P1 to P{players}, not `{text}`")
-    return int(t) - 1
+    try:
+        return opt.whole(t, 1, players) - 1
+    except opt.BoundError:
+        raise opt.at("--view", text, f"--view takes a player from P1 to P{players}, not {opt.shown(text)}") from None
 
 
 def cmd_run(args) -> int:
     engine = _load(args)
-    players = args.players if args.players is not None else engine.model.game.default_players
-    g = engine.model.game
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
-    try:
-        agents = make_agents(args.agents, players, args.seed, engine=engine)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    players = _players_for(engine, args.players)
+    agents = _agents_for(args.agents, players, args.seed, engine)
     sinks = []
     files = []
     viewer = _seat(args.view, players) if args.view else None
@@ -156,50 +182,60 @@ def cmd_run(args) -> int:
 
 
 def _lab():
-    """The lab's modules, or a usage error saying how to install them."""
-    try:
-        from .lab import figures, games, show
-    except ImportError as exc:
-        raise UsageError(f"this command needs the lab extra ({exc.name} is not installed): "
-                         "pip install 'lfdsl[lab]'") from None
+    """The lab's modules (a missing library is named by `main` with the extra that brings it)."""
+    from .lab import figures, games, show
     return figures, games, show
 
 
 def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list[str]]:
-    """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`: the parameter and its values, as typed."""
+    """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`: the parameter and its values, as typed,
+    each knowing its place in `text` (a value the parameter cannot take is reported there)."""
     def bad(col, message, hint=None):
         raise ParamError([Diagnostic(option, 1, col, message, hint, text)])
     if "=" not in text:
         bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
     if name not in engine.program.params:
-        bad(1, f"the ruleset has no parameter `{name}`", suggest(name, engine.program.params))
+        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.program.params))
+    start = len(name) + 2
     m = re.fullmatch(r"(-?[0-9]+)\.\.(-?[0-9]+)", spec)
     if m:
-        lo, hi = int(m.group(1)), int(m.group(2))
+        ends = []
+        for k in (1, 2):
+            end = opt.in_int_range(m.group(k))
+            if end is None:
+                bad(start + m.start(k), f"the range's end ({opt.shown(m.group(k))}) is outside the engine's "
+                    f"whole numbers, {opt.MIN_INT:,} to {opt.MAX_INT:,}")
+            ends.append(end)
+        lo, hi = ends
         if hi < lo:
-            bad(len(name) + 2, f"the range {spec} is empty", f"write `{name}={hi}..{lo}`")
-        if hi - lo >= 100:
-            bad(len(name) + 2, f"the range {spec} has {hi - lo + 1} values; a sweep takes at most 100")
-        return name, [str(v) for v in range(lo, hi + 1)]
-    values = spec.split(",")
-    if not all(values):
-        bad(len(name) + 2, "a value of the sweep is empty", "write `name=LO..HI` or `name=V1,V2,...`")
+            bad(start, f"the range {spec} is empty", f"write `{name}={hi}..{lo}`")
+        if hi - lo >= opt.MAX_VALUES:
+            bad(start, f"the range {spec} has {hi - lo + 1:,} values; a sweep takes at most {opt.MAX_VALUES}")
+        return name, [Typed(str(v), option, 1, text, start) for v in range(lo, hi + 1)]
+    values, col = [], start
+    for value in spec.split(","):
+        if not value:
+            bad(col, "a value of the sweep is empty", "write `name=LO..HI` or `name=V1,V2,...`")
+        if len(values) == opt.MAX_VALUES:
+            bad(col, f"a sweep takes at most {opt.MAX_VALUES} values")
+        values.append(Typed(value, option, 1, text, col))
+        col += len(value) + 1
     return name, values
 
 
 def cmd_simulate(args) -> int:
     import time
 
-    figures, games, show = _lab()
     if args.sweep:
-        return _simulate_sweep(args, figures, games, show)
-    from rich.console import Console
+        return _simulate_sweep(args)
     engine = _load(args)
     g = engine.model.game
     players = _players_for(engine, args.players)
     _check_counts(args)
-    make_agents(args.agents, players, args.seed, engine=engine)  # a mistake is reported before any game
+    _agents_for(args.agents, players, args.seed, engine)  # a mistake is reported before any game
+    figures, games, show = _lab()
+    from rich.console import Console
     start = time.perf_counter()
     records = _run_games(show, games, engine, players, args, args.seed, g.name, Console(stderr=True))
     seconds = time.perf_counter() - start
@@ -220,16 +256,17 @@ def cmd_simulate(args) -> int:
     return EXIT_OK
 
 
-def _simulate_sweep(args, figures, games, show) -> int:
-    from rich.console import Console
+def _simulate_sweep(args) -> int:
     engine = _load(args)
     name, values = _sweep_values(args.sweep, engine)
     players = _players_for(engine, args.players)
     _check_counts(args)
-    make_agents(args.agents, players, args.seed, engine=engine)
-    err, runs = Console(stderr=True), []
+    _agents_for(args.agents, players, args.seed, engine)
     # every value is loaded, and so checked, before any game is played
     engines = [_load(args, {name: value}) for value in values]
+    figures, games, show = _lab()
+    from rich.console import Console
+    err, runs = Console(stderr=True), []
     for value, e in zip(values, engines):
         records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
         runs.append({"value": value, **figures.summarize(records, players)})
@@ -249,21 +286,17 @@ def _simulate_sweep(args, figures, games, show) -> int:
 
 
 def cmd_tune(args) -> int:
-    figures, games, show = _lab()
-    from rich.console import Console
-
-    try:
-        from .lab import tune
-    except ImportError as exc:
-        raise UsageError(f"lfdsl tune needs the tune extra ({exc.name} is not installed): "
-                         "pip install 'lfdsl[tune]'") from None
+    from .lab import tune
     engine = _load(args)
     g = engine.model.game
     try:
         target = tune.parse_target(args.target)
     except tune.TargetError:
-        raise ParamError([Diagnostic("--target", 1, 1, f"no target `{args.target}`",
+        raise ParamError([Diagnostic("--target", 1, 1, f"no target {opt.shown(args.target, 'target')}",
                                      "the targets: " + "; ".join(f"`{t}`" for t in tune.TARGETS), args.target)]) from None
+    if target[0] == "rounds" and not target[1] <= MAX_ROUND_LIMIT:
+        raise opt.at("--target", args.target, f"no game lasts more than {MAX_ROUND_LIMIT:,} rounds (the engine's "
+                     "ceiling), so the target cannot be met")
     space = {}
     for text in args.param:
         name, values = _sweep_values(text, engine, "--param")
@@ -272,14 +305,14 @@ def cmd_tune(args) -> int:
         ranged = re.fullmatch(r"[^=]+=-?[0-9]+\.\.-?[0-9]+", text)
         space[name] = (int(values[0]), int(values[-1])) if ranged else values
     players = _players_for(engine, args.players)
-    _check_counts(args)
-    if args.trials < 1:
-        raise UsageError(f"--trials must be at least 1, not {args.trials}")
-    make_agents(args.agents, players, args.seed, engine=engine)
+    _check_counts(args, confirmation=True)
+    _agents_for(args.agents, players, args.seed, engine)
     fixed = _params(args.set)
     for name, values in space.items():  # every value a trial may take is checked before any game
         for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
             _load(args, {name: v})
+    figures, games, show = _lab()
+    from rich.console import Console
     err = Console(stderr=True)
 
     seen: dict = {}  # a setting tried again plays the same seeds: its figures are known
@@ -329,14 +362,6 @@ def _num(x) -> str:
     return "-" if x is None else f"{x:g}"
 
 
-def _players_for(engine, wanted):
-    g = engine.model.game
-    players = wanted if wanted is not None else g.default_players
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
-    return players
-
-
 def _run_games(show, games, engine, players, args, seed, label, console):
     with show.progress(console) as bar:
         task = bar.add_task(label, total=args.games)
@@ -365,35 +390,38 @@ def _write_text(path, text) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def _check_counts(args) -> None:
+def _check_counts(args, confirmation: bool = False) -> None:
+    """The options of the commands that play many games, past what their types check alone: the
+    cluster's address, the seeds the games will take (twice as many for a `confirmation` run on
+    fresh seeds), the workers by default."""
     if args.cluster:
         if not re.fullmatch(r"(tcp|tls)://[^\s/]+:[0-9]+", args.cluster):
             raise UsageError(f"--cluster takes a Dask scheduler's address, tcp://HOST:PORT, not `{args.cluster}`")
         import importlib.util
         if importlib.util.find_spec("distributed") is None:
             raise UsageError("--cluster needs the cluster extra (dask distributed): pip install 'lfdsl[cluster]'")
-    if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
+    _seeds_fit("--seed", args.seed, args.games * (2 if confirmation else 1))
+    if getattr(args, "seed_b", None) is not None:
+        _seeds_fit("--seed-b", args.seed_b, args.games)
     if args.workers is None:
-        args.workers = os.cpu_count() or 1
-    if args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, not {args.workers}")
+        args.workers = min(os.cpu_count() or 1, opt.MAX_WORKERS)
 
 
 def cmd_compare(args) -> int:
+    _check_counts(args)
+    both = _params(args.set)
+    a_only, b_only = _params(args.set_a, "--set-a"), _params(args.set_b, "--set-b")
+    a_set, b_set = {**both, **a_only}, {**both, **b_only}
+    b_path = args.ruleset_b or args.ruleset
+    a = _load(args, a_only)
+    b = _load(args, b_only, b_path)
+    players = _players_for(a, args.players)
+    _players_for(b, players)
+    _agents_for(args.agents, players, args.seed, a)
     figures, games, show = _lab()
     from rich.console import Console
 
     from .lab.compare import ALPHA, CORRECTION, SHORT, compare
-    _check_counts(args)
-    both = _params(args.set)
-    a_set, b_set = {**both, **_params(args.set_a)}, {**both, **_params(args.set_b)}
-    b_path = args.ruleset_b or args.ruleset
-    a = _load(args, _params(args.set_a))
-    b = _load(args, _params(args.set_b), b_path)
-    players = _players_for(a, args.players)
-    _players_for(b, players)
-    make_agents(args.agents, players, args.seed, engine=a)
     b_seed = args.seed if args.seed_b is None else args.seed_b
     err = Console(stderr=True)
     a_records = _run_games(show, games, a, players, args, args.seed, "A", err)
@@ -432,20 +460,17 @@ def cmd_tournament(args) -> int:
     import json
 
     from .bots import parse_agents
-    _lab()
-    from .lab.tournament import table, tournament
     engine = _load(args)
     g = engine.model.game
-    players = args.players if args.players is not None else max(2, g.min_players)
-    if not g.min_players <= players <= g.max_players or players < 2:
-        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}; "
-                         f"a tournament needs at least 2, not {players}")
-    if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
+    players = _players_for(engine, args.players, 2, max(2, g.min_players))
+    _seeds_fit("--seed", args.seed, args.games)
     specs = parse_agents(args.bots, "--bots")
-    if len(specs) < 2:
-        raise UsageError("a tournament needs at least two bots: `--bots mcts,random`")
+    if not 2 <= len(specs) <= opt.MAX_BOTS:
+        raise opt.at("--bots", args.bots, f"a tournament takes 2 to {opt.MAX_BOTS} bots, not {len(specs)}",
+                     "`--bots mcts,random`" if len(specs) < 2 else None)
     bots = [s.text for s in specs]
+    _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
+    from .lab.tournament import table, tournament
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, seeds from {args.seed}, "
           f"seats alternated")
     results = tournament(engine, bots, args.games, players, args.seed)
@@ -465,30 +490,22 @@ def cmd_tournament(args) -> int:
 def cmd_fit_eval(args) -> int:
     import json
 
-    from rich.console import Console
-
-    _, _, show = _lab()
-    from .lab import evalfit
     engine = _load(args)
     g = engine.model.game
     if engine.program.evaluation is None:
         raise UsageError(f"{args.ruleset} has no `evaluate` block: fit-eval weighs its named scores "
                          "(docs/agents.md, \"A ruleset's own evaluation\")")
-    players = args.players if args.players is not None else g.default_players
-    if not g.min_players <= players <= g.max_players:
-        raise UsageError(f"{g.name} is played by {player_range(g.min_players, g.max_players)}, not {players}")
-    if args.games < 1:
-        raise UsageError(f"--games must be at least 1, not {args.games}")
-    if args.every < 1:
-        raise UsageError(f"--every must be at least 1, not {args.every}")
-    try:
-        make_agents(args.agents, players, args.seed, engine=engine)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    players = _players_for(engine, args.players)
+    _seeds_fit("--seed", args.seed, args.games)
+    _agents_for(args.agents, players, args.seed, engine)
     names = [name for name, _ in engine.program.evaluation[1]]
     if not names:
         raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
                          "there is nothing to weigh")
+    from rich.console import Console
+
+    _, _, show = _lab()
+    from .lab import evalfit
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents {args.agents}, "
           f"seeds from {args.seed}, a position every {count_of(args.every, 'decision')}")
     with show.progress(Console(stderr=True)) as bar:
@@ -607,15 +624,19 @@ def open_table(args):
         raise UsageError("play needs a ruleset, or --resume FILE")
     else:
         engine = _load(args)
-        game = engine.model.game
-        players = args.players or game.default_players
-        if not game.min_players <= players <= game.max_players:
-            raise UsageError(f"{game.name} is played by {player_range(game.min_players, game.max_players)}, not {players}")
+        players = _players_for(engine, args.players)
         if not 1 <= args.seat <= players:
-            raise UsageError(f"--seat takes a seat from 1 to {players}, not {args.seat}")
+            raise opt.at("--seat", str(args.seat), f"--seat takes a seat from 1 to {players}, not {args.seat}")
         agents = args.agents
-        if "human" not in [s.name for s in parse_agents(agents)]:
-            bots = [s.text for s in parse_agents(agents)]
+        specs = parse_agents(agents)
+        humans = "human" in [s.name for s in specs]
+        # with people named, one agent per seat (or `human` for all); else the bots of the other
+        # seats, one bot for all of them, or one per seat with the person's replacing theirs
+        if len(specs) not in ((1, players) if humans else (1, players - 1, players)):
+            raise opt.at("--agents", agents, f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}",
+                         "one agent per seat with `human` for each person, or the bots of the other seats")
+        if not humans:
+            bots = [s.text for s in specs]
             bots = bots * players if len(bots) == 1 else bots
             if len(bots) == players:
                 bots[args.seat - 1] = "human"
@@ -674,12 +695,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     def many_games(sp, games_help, seed_help, json_help, report=True):
         """The options of the commands that play many games: simulate, compare, tune."""
-        sp.add_argument("--players", type=whole_number)
-        sp.add_argument("--games", type=whole_number, default=100, help=games_help)
+        sp.add_argument("--players", type=opt.PLAYERS)
+        sp.add_argument("--games", type=opt.GAMES, default=100, help=games_help)
         sp.add_argument("--agents", default="greedy",
                         help="one agent for every seat or one per seat (default greedy; docs/agents.md)")
-        sp.add_argument("--seed", type=whole_number, default=1, help=seed_help)
-        sp.add_argument("--workers", type=whole_number, help="processes to play on (default: every core)")
+        sp.add_argument("--seed", type=opt.SEED, default=1, help=seed_help)
+        sp.add_argument("--workers", type=opt.WORKERS, help="processes to play on (default: every core)")
         sp.add_argument("--json", metavar="FILE", help=json_help)
         if report:
             sp.add_argument("--report", metavar="FILE.html", help="also write a page with the tables and plots")
@@ -691,8 +712,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_check)
     r = sub.add_parser("run", help="play one game with bots")
     common(r)
-    r.add_argument("--players", type=whole_number)
-    r.add_argument("--seed", type=whole_number, default=1)
+    r.add_argument("--players", type=opt.PLAYERS)
+    r.add_argument("--seed", type=opt.SEED, default=1)
     r.add_argument("--agents", default="random",
                    help="random, first, greedy or mcts (mcts:iterations=400,c=0.7), one for all or one per seat: a,b")
     r.add_argument("--trace", help="write the JSON Lines trace to this file")
@@ -705,18 +726,20 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("tournament", help="play every pair of bots over N games and print their win rates")
     common(tr)
     tr.add_argument("--bots", required=True, help="two or more agents: mcts,greedy,random")
-    tr.add_argument("--games", type=whole_number, default=20, help="games per pair (default 20)")
-    tr.add_argument("--players", type=whole_number)
-    tr.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
+    tr.add_argument("--games", type=opt.GAMES, default=20, help="games per pair (default 20)")
+    tr.add_argument("--players", type=opt.PLAYERS)
+    tr.add_argument("--seed", type=opt.SEED, default=1, help="the first game's seed")
     tr.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     tr.set_defaults(func=cmd_tournament)
     fe = sub.add_parser("fit-eval", help="check the ruleset's evaluation: which of its scores predict the winner")
     common(fe)
-    fe.add_argument("--players", type=whole_number)
-    fe.add_argument("--games", type=whole_number, default=200, help="games to play (default 200)")
+    fe.add_argument("--players", type=opt.PLAYERS)
+    # the intervals are by game: one game is no sample of games
+    fe.add_argument("--games", type=opt.number("--games", 2, opt.MAX_GAMES), default=200,
+                    help="games to play (default 200, at least 2)")
     fe.add_argument("--agents", default="greedy", help="the agents that play them (default greedy)")
-    fe.add_argument("--seed", type=whole_number, default=1, help="the first game's seed")
-    fe.add_argument("--every", type=whole_number, default=3, help="keep a position every N decisions (default 3)")
+    fe.add_argument("--seed", type=opt.SEED, default=1, help="the first game's seed")
+    fe.add_argument("--every", type=opt.EVERY, default=3, help="keep a position every N decisions (default 3)")
     fe.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     fe.set_defaults(func=cmd_fit_eval)
     sm = sub.add_parser("simulate", help="play many games with bots and print what they show, with intervals")
@@ -735,14 +758,14 @@ def build_parser() -> argparse.ArgumentParser:
     search(cp)
     many_games(cp, "games on each side (default 100)", "the first game's seed, on both sides",
                "also write both sides' figures and the tests as JSON")
-    cp.add_argument("--seed-b", type=whole_number, help="B's first seed, when B should not replay A's seeds")
+    cp.add_argument("--seed-b", type=opt.SEED_B, help="B's first seed, when B should not replay A's seeds")
     cp.set_defaults(func=cmd_compare)
     tu = sub.add_parser("tune", help="search the ruleset's parameters for a target (Optuna)")
     common(tu)
     tu.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
                     help="a parameter to search, whole numbers LO..HI or values V1,V2,... (repeatable)")
     tu.add_argument("--target", required=True, help="`seat win rates equal` or `median rounds N`")
-    tu.add_argument("--trials", type=whole_number, default=20, help="settings tried (default 20)")
+    tu.add_argument("--trials", type=opt.TRIALS, default=20, help="settings tried (default 20)")
     many_games(tu, "games per trial (default 100)", "the first game's seed, and the sampler's",
                "also write every trial and the result as JSON", report=False)
     tu.set_defaults(func=cmd_tune)
@@ -761,9 +784,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--cards", help="card database (default: the ruleset's `cards` line)")
     pl.add_argument("--set", action="append", metavar="NAME=VALUE", help="set a ruleset parameter")
     search(pl, "the ruleset or the saved game")
-    pl.add_argument("--players", type=int)
-    pl.add_argument("--seed", type=int, default=None, help="the game's seed (default: a new one)")
-    pl.add_argument("--seat", type=int, default=1, help="your seat, from 1 (default 1)")
+    pl.add_argument("--players", type=opt.PLAYERS)
+    pl.add_argument("--seed", type=opt.SEED, default=None, help="the game's seed (default: a new one)")
+    pl.add_argument("--seat", type=opt.SEAT, default=1, help="your seat, from 1 (default 1)")
     pl.add_argument("--agents", default="random",
                     help="the bots at the other seats, or one agent per seat with `human` for each person "
                          "(human,mcts; human,human for two people at one terminal)")
@@ -788,6 +811,11 @@ def _silence_stdout():
         pass
 
 
+# the extra each command needs beyond lfdsl itself (pyproject.toml), named when a library is missing
+EXTRA_OF_COMMAND = {"simulate": "lab", "compare": "lab", "tournament": "lab", "fit-eval": "lab", "tune": "tune",
+                    "play": "play", "lsp": "lsp"}
+
+
 def summary(diagnostics) -> str:
     """`2 error(s)`, with `, 1 warning(s)` when some of the diagnostics are warnings."""
     warnings = sum(1 for d in diagnostics if d.severity == "warning")
@@ -797,7 +825,12 @@ def summary(diagnostics) -> str:
 
 def main(argv=None) -> int:
     """Entry point of the `lfdsl` command."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except OptionError as exc:  # raised by an option's type, through argparse
+        print(exc.render(), file=sys.stderr)
+        print(f"lfdsl: {summary(exc.diagnostics)} ({exc.step})", file=sys.stderr)
+        return EXIT_STATIC
     return run_command(args.func, args)
 
 
@@ -837,13 +870,24 @@ def run_command(func, args) -> int:
     except KeyboardInterrupt:
         print("lfdsl: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        extra = missing_extra(exc.name, EXTRA_OF_COMMAND.get(args.command))
+        if extra is None:  # a module of lfdsl itself, or one its extras do not bring: a fault
+            return _internal(exc)
+        print(f"lfdsl: `lfdsl {args.command}` needs the optional extra `{extra}` ({exc.name.split('.')[0]} is "
+              f"not installed): {install_hint(extra)}", file=sys.stderr)
+        return EXIT_STATIC
     except Exception as exc:  # a defect of lfdsl: said plainly, never as a traceback
-        if os.environ.get("LFDSL_DEBUG"):
-            raise
-        print(f"lfdsl: internal error ({type(exc).__name__}: {exc}); this is a fault of lfdsl, not of "
-              "your files: please report it with the command that caused it (LFDSL_DEBUG=1 shows "
-              "the details)", file=sys.stderr)
-        return EXIT_INTERNAL
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("LFDSL_DEBUG"):
+        raise exc
+    print(f"lfdsl: internal error ({type(exc).__name__}: {exc}); this is a fault of lfdsl, not of "
+          "your files: please report it with the command that caused it (LFDSL_DEBUG=1 shows "
+          "the details)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

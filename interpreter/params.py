@@ -8,8 +8,10 @@ import attrs
 
 from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, LanguageError, suggest
+from rulesdsl.limits import MAX_INT, MIN_INT
 
 from .compiler import Compiler
+from .options import SHOWN, in_int_range, shown
 
 
 class ParamError(LanguageError):
@@ -20,6 +22,26 @@ class ParamError(LanguageError):
 
 _KIND_OF = {bool: "true or false", int: "a whole number", str: "a text"}
 _WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+_INT_RANGE = f"from {MIN_INT:,} to {MAX_INT:,}"
+
+
+class Typed(str):
+    """A parameter's value as typed on the command line, knowing where: the option that gave it
+    (`--set-b`, `--sweep`...), which of that option's arguments it was, the argument itself and the
+    value's column in it. It is the text in every other use (a trace's `set`, a label)."""
+
+    option: str
+    number: int
+    argument: str
+    col: int
+
+    def __new__(cls, text: str, option: str, number: int, argument: str, col: int):
+        out = super().__new__(cls, text)
+        out.option, out.number, out.argument, out.col = option, number, argument, col
+        return out
+
+    def __reduce__(self):
+        return (str, (str(self),))  # a copy (for a worker, a sampler) needs the text, not its place
 
 
 @attrs.frozen
@@ -42,7 +64,7 @@ class ParamValue:
         if isinstance(v, str) and not isinstance(default, str) and not self.typed_source:
             if isinstance(default, bool):
                 return {"true": True, "false": False}.get(v)
-            return int(v) if _WHOLE_NUMBER.fullmatch(v) else None
+            return in_int_range(v)
         if isinstance(default, bool):
             return v if isinstance(v, bool) else None
         if isinstance(default, int):
@@ -53,7 +75,7 @@ class ParamValue:
         """The value as it was written."""
         v = self.value
         if not self.typed_source:
-            return f"`{v}`"
+            return f"`{v}`" if len(v) <= SHOWN else shown(v)
         if isinstance(v, bool):
             return "true" if v else "false"
         return f'"{v}"' if isinstance(v, str) else str(v)
@@ -110,11 +132,15 @@ def resolve_params(model, overrides: dict) -> dict:
     errors = []
     given = {}
     for n, (name, raw) in enumerate(overrides.items(), 1):
-        if not isinstance(raw, ParamValue):
+        if isinstance(raw, Typed):
+            raw = ParamValue(str(raw), raw.option, raw.number, raw.col, raw.argument, raw.number,
+                             raw.col - len(name) - 1)
+        elif not isinstance(raw, ParamValue):
             raw = ParamValue(raw, "--set", n, len(name) + 2, f"{name}={raw}", n, 1)
         given[name] = raw
         if name not in model.params:
-            errors.append(raw.at_key(f"the ruleset has no parameter `{name}`", suggest(name, model.params)))
+            errors.append(raw.at_key(f"the ruleset has no parameter {shown(name, 'name')}",
+                                     suggest(name, model.params)))
     not_negative = _count_params(model)
     values = {}
     for name, decl in model.params.items():
@@ -125,16 +151,20 @@ def resolve_params(model, overrides: dict) -> dict:
         allowed = Compiler(model, dict(values)).expr(decl.allowed)(None, {}) if decl.allowed else None
         raw = given[name]
         value = raw.typed(default)
-        if value is None:
-            errors.append(raw.at_value(f"`{name}` takes {_KIND_OF[type(default)]}, not {raw.shown()}"))
+        if value is None or (type(value) is int and not MIN_INT <= value <= MAX_INT):
+            kind = _KIND_OF[type(default)]
+            if type(default) is int and (value is not None or not raw.typed_source
+                                         and _WHOLE_NUMBER.fullmatch(str(raw.value))):
+                kind += f" {_INT_RANGE}"
+            errors.append(raw.at_value(f"`{name}` takes {kind}, not {raw.shown()}"))
             values[name] = default
             continue
         values[name] = value
         if allowed is not None and value not in allowed:
-            shown = (f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1))
-                     else ", ".join(str(a) for a in allowed))
-            errors.append(raw.at_value(f"`{name}` may be {shown}, not {raw.shown()}",
-                                       f"the ruleset declares `param {name} = ... from {shown}`"))
+            choices = (f"{allowed[0]}..{allowed[-1]}" if allowed == list(range(allowed[0], allowed[-1] + 1))
+                       else ", ".join(str(a) for a in allowed))
+            errors.append(raw.at_value(f"`{name}` may be {choices}, not {raw.shown()}",
+                                       f"the ruleset declares `param {name} = ... from {choices}`"))
         elif (name in not_negative and not isinstance(value, bool) and isinstance(value, int)
               and value < 0 <= default):
             errors.append(raw.at_value(f"`{name}` may not be negative: it is used as {not_negative[name]}"))

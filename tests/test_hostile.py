@@ -57,15 +57,22 @@ def cpu_limit() -> float:
     return max(CPU_LIMIT, STARTS * cpu)
 
 
-def lfdsl(*argv, cwd=None, limit=None) -> tuple[int | None, str, str, float]:
-    """Run `python -m interpreter.cli ARGV`; returns (exit code or None on a hang, stdout, stderr,
-    CPU seconds of the child). Standard input is a pipe nobody writes to and nobody closes."""
+# The CLI's entry with some modules made unimportable, as if they were not installed.
+WITHOUT = ("import sys\nfor m in sys.argv[1].split(','): sys.modules[m] = None\n"
+           "from interpreter.cli import main\nsys.exit(main(sys.argv[2:]))")
+
+
+def lfdsl(*argv, cwd=None, limit=None, without=()) -> tuple[int | None, str, str, float]:
+    """Run `python -m interpreter.cli ARGV`, with the modules `without` unimportable; returns (exit
+    code or None on a hang, stdout, stderr, CPU seconds of the child). Standard input is a pipe
+    nobody writes to and nobody closes."""
     limit = cpu_limit() if limit is None else limit  # worked out here, never in the child
     env = dict(os.environ, LFDSL_CANARY=CANARY, PYTHONPATH=str(ROOT))
+    entry = ["-c", WITHOUT, ",".join(without)] if without else ["-m", "interpreter.cli"]
     quiet_in, keep_open = os.pipe()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", *argv], cwd=cwd or ROOT,
+        proc = subprocess.Popen([sys.executable, *entry, *argv], cwd=cwd or ROOT,
                                 stdin=quiet_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, preexec_fn=functools.partial(_limits, limit))
         try:

@@ -9,8 +9,16 @@ did. The packages are the optional extra `lfdsl[rl]`; docs/agents.md shows a ran
 """
 from __future__ import annotations
 
-from .aec import RulesetAECEnv
-from .encoding import ObservationEncoder
-from .single import RulesetGymEnv
+from ..extras import install_hint, missing_extra
+
+try:
+    from .aec import RulesetAECEnv
+    from .encoding import ObservationEncoder
+    from .single import RulesetGymEnv
+except ModuleNotFoundError as exc:
+    if missing_extra(exc.name, "rl") is None:
+        raise
+    raise ModuleNotFoundError(f"the learning environments need the optional extra `rl` ({exc.name.split('.')[0]} "
+                              f"is not installed): {install_hint('rl')}", name=exc.name) from None
 
 __all__ = ["ObservationEncoder", "RulesetAECEnv", "RulesetGymEnv"]

@@ -26,6 +26,8 @@ import warnings
 import attrs
 import numpy as np
 
+from rulesdsl.errors import count_of
+
 from ..agents import decide, make_agents
 from ..bots.evaluation import Evaluation
 from ..engine import LimitError
@@ -149,8 +151,16 @@ def fit(names: list[str], rows, players: int, games: int, finished: int) -> Eval
     if not kept:
         raise FitError("no score varies: there is nothing to weigh")
 
+    if len(set(groups.tolist())) < 2:
+        raise FitError(f"the positions kept come from {count_of(finished, 'finished game')}: the intervals are by "
+                       "game and need positions of at least 2; play more games or other agents")
+
     def logit(columns):
         design = sm.add_constant(columns, has_constant="add")
+        if len(y) <= design.shape[1]:  # no degree of freedom left for the interval
+            raise FitError(f"{count_of(len(rows), 'position')} kept, too few to weigh "
+                           f"{count_of(design.shape[1] - 1, 'score')}: play more games or keep positions more "
+                           "often (--every)")
         with warnings.catch_warnings():
             for kind in separation:
                 if issubclass(kind, Warning):

@@ -17,12 +17,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import optuna
-from scipy.stats import bootstrap
-
-from . import figures
 
 TARGETS = ("seat win rates equal", "median rounds N")
+
+
+def numpy_seed(seed: int) -> int:
+    """`seed` as numpy's generators take it (0 .. 2^32-1; lfdsl's seeds go to 2^63-1): the same
+    seed for every seed below 2^32, so searches made before keep their results."""
+    return seed & 0xFFFF_FFFF
 
 
 class TargetError(ValueError):
@@ -52,10 +54,11 @@ def objective(target, data: dict) -> float:
 
 def median_interval(rounds: list[int], seed: int) -> list[float]:
     """A 95% bootstrap interval (percentile method, scipy.stats.bootstrap) of the median."""
+    from scipy.stats import bootstrap
     if len(set(rounds)) < 2:
         return [float(rounds[0]), float(rounds[0])] if rounds else [None, None]
     res = bootstrap((np.asarray(rounds, dtype=float),), np.median, confidence_level=0.95, n_resamples=2000,
-                    method="percentile", random_state=seed)
+                    method="percentile", random_state=numpy_seed(seed))
     return [float(res.confidence_interval.low), float(res.confidence_interval.high)]
 
 
@@ -63,8 +66,9 @@ def search(space: dict, target, trials: int, seed: int, simulate, each=None) -> 
     """Run `trials` Optuna trials over `space` (name -> list of values, or (low, high) whole
     numbers); `simulate(params)` returns (figures, records) for a setting. Returns every trial and
     the best setting."""
+    import optuna  # here, not above: a wrong command line is told before this long import
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=numpy_seed(seed)))
     done = []
 
     def run(trial):
@@ -87,6 +91,7 @@ def search(space: dict, target, trials: int, seed: int, simulate, each=None) -> 
 
 def confirmation(target, data: dict, records: list[dict], seed: int) -> dict:
     """The best setting's figure on fresh seeds, with its 95% interval."""
+    from . import figures
     kind, _ = target
     out = {"objective": objective(target, data)}
     if kind == "seats":
