@@ -17,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..plaintext import visible  # noqa: E402
 from . import show  # noqa: E402
 from .figures import unfinished  # noqa: E402
 
@@ -45,7 +46,7 @@ def _svg(fig) -> str:
 
 
 def _e(text) -> str:
-    return html.escape(str(text))
+    return html.escape(visible(text))
 
 
 def _table(head: list, rows: list, left: int = 1) -> str:
@@ -112,8 +113,9 @@ def _hbars(title: str, labels: list[str], sides: list[tuple[str, list[float]]], 
     height = 0.8 / len(sides)
     for k, (name, vals) in enumerate(sides):
         ys = [i + (k - (len(sides) - 1) / 2) * height for i in range(len(labels))]
-        ax.barh(ys, vals, height, label=name, color=COLOURS[k % len(COLOURS)])
-    ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in labels])
+        ax.barh(ys, vals, height, label=visible(name), color=COLOURS[k % len(COLOURS)])
+    shown = [visible(lb) for lb in labels]
+    ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in shown])
     ax.invert_yaxis()
     if percent:
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
@@ -229,4 +231,4 @@ def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
 
 def _ticks(ax, xs, values, numeric):
     if not numeric:
-        ax.set_xticks(xs, values)
+        ax.set_xticks(xs, [visible(v) for v in values])
