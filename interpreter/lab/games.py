@@ -122,6 +122,8 @@ def _not_a_scheduler(address: str) -> str | None:
     from distributed.security import Security
 
     m = _ADDRESS.fullmatch(address)
+    if m is None:
+        return "not an address: tcp://HOST:PORT"
     try:  # Dask's own connection tries again and again until its timeout: a plain one says at once
         socket.create_connection((m["host"].strip("[]"), int(m["port"])), timeout=CONNECT_WAIT).close()
     except socket.gaierror:
