@@ -201,7 +201,7 @@ def cmd_simulate(args) -> int:
     for t in show.tables(data, title):
         out.print(t)
     where = f"the cluster at {args.cluster}" if args.cluster else count_of(min(args.workers, args.games), "worker")
-    out.print(f"{args.games / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
+    out.print(f"{(data['games'] - data['lost']) / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
