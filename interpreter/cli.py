@@ -32,8 +32,10 @@ class AgentFailure(Exception):
         self.error = error
 
 
-class Incomplete(Exception):
-    """A run that cannot go on without the games a cluster lost (said before, exit 5)."""
+class Incomplete(BaseException):
+    """A run that cannot go on without the games a cluster lost (said before, exit 5). A
+    BaseException, as SystemExit is, so that it stops a search at once: Optuna logs every Exception
+    raised in a trial with its traceback before passing it on."""
 
 
 class UsageError(Exception):

@@ -4,6 +4,7 @@ checked before any connection (a port of 5,000 digits, a server that never answe
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 
@@ -127,3 +128,22 @@ def test_a_server_that_never_answers_is_said_plainly(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert f"lfdsl: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (no answer within 1 s)" in err
+
+
+@pytest.mark.parametrize("command, more", [
+    ("compare", ["--set-b", "goal=3"]),
+    ("simulate", ["--sweep", "goal=4..5"]),
+    ("tune", ["--param", "goal=2..9", "--target", "median rounds 3", "--trials", "3"]),
+])
+def test_compare_sweep_and_tune_say_which_games_the_cluster_lost(command, more, cluster, monkeypatch, capsys):
+    monkeypatch.setattr(games, "WORKERLESS_WAIT", 1.0)
+    monkeypatch.setattr(show, "progress", lambda console: Watch(1, lambda: cluster.scale(0)))
+    code = finished_within(HANG, lambda: main([command, str(COINS), *more, "--agents", "random", "--games", "100",
+                                               "--cluster", cluster.scheduler_address]))
+    err = capsys.readouterr().err
+    assert code == 5
+    assert re.search(r"lfdsl: [0-9]+ games of [0-9]+ lost with the cluster \(the cluster had no worker left for 1 s\)"
+                     r": seeds [0-9]", err)
+    assert "Traceback" not in err and "internal error" not in err
+    if command == "tune":  # a trial with missing games cannot be weighed: the search stops
+        assert "lfdsl: the search stopped: a trial cannot be weighed without all its games" in err
