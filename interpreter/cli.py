@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 a scenario expectation failed; 2 the ruleset, cards, scenario or command
 line is wrong (static error), or the command needs an optional extra that is not installed; 3 the
-game failed while running (a rule looped or could not run); 4 an internal error of lfdsl.
+game failed while running (a rule looped or could not run); 4 an internal error of lfdsl; 5 games
+were lost with a cluster's workers (what was played is shown).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from .scenario import run_scenario
 from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
 
-EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
 
 
 class AgentFailure(Exception):
@@ -35,6 +36,12 @@ class AgentFailure(Exception):
     def __init__(self, error: GameError, message: str):
         super().__init__(message)
         self.error = error
+
+
+class Incomplete(BaseException):
+    """A run that cannot go on without the games a cluster lost (said before, exit 5). A
+    BaseException, as SystemExit is, so that it stops a search at once: Optuna logs every Exception
+    raised in a trial with its traceback before passing it on."""
 
 
 class UsageError(Exception):
@@ -235,25 +242,24 @@ def cmd_simulate(args) -> int:
     _check_counts(args)
     _agents_for(args.agents, players, args.seed, engine)  # a mistake is reported before any game
     figures, games, show = _lab()
-    from rich.console import Console
     start = time.perf_counter()
-    records = _run_games(show, games, engine, players, args, args.seed, g.name, Console(stderr=True))
+    records = _run_games(show, games, engine, players, args, args.seed, g.name, show.console(stderr=True))
     seconds = time.perf_counter() - start
     data = figures.summarize(records, players)
-    out = Console(highlight=False)
+    out = show.console()
     title = (f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} (seeds {args.seed} to "
              f"{args.seed + args.games - 1}), agents {args.agents}")
     for t in show.tables(data, title):
         out.print(t)
     where = f"the cluster at {args.cluster}" if args.cluster else count_of(min(args.workers, args.games), "worker")
-    out.print(f"{args.games / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
+    out.print(f"{(data['games'] - data['lost']) / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
     if args.report:
         from .lab import report
         _write_text(args.report, report.simulation(f"{g.name}: simulation", f"{args.ruleset}; {title}", data, records))
-    return EXIT_OK
+    return _lost(figures, records)
 
 
 def _simulate_sweep(args) -> int:
@@ -265,12 +271,12 @@ def _simulate_sweep(args) -> int:
     # every value is loaded, and so checked, before any game is played
     engines = [_load(args, {name: value}) for value in values]
     figures, games, show = _lab()
-    from rich.console import Console
-    err, runs = Console(stderr=True), []
+    err, runs, played = show.console(stderr=True), [], []
     for value, e in zip(values, engines):
         records = _run_games(show, games, e, players, args, args.seed, f"{name}={value}", err)
+        played += records
         runs.append({"value": value, **figures.summarize(records, players)})
-    out = Console(highlight=False)
+    out = show.console()
     g = engine.model.game
     out.print(show.sweep(runs, name, f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per "
                          f"value (seeds {args.seed} to {args.seed + args.games - 1}), agents {args.agents}"))
@@ -282,7 +288,7 @@ def _simulate_sweep(args) -> int:
         from .lab import report
         _write_text(args.report, report.sweep(f"{g.name}: sweep of {name}", f"{args.ruleset}; {count_of(players, 'player')}, "
                                               f"{count_of(args.games, 'game')} per value, agents {args.agents}", name, runs))
-    return EXIT_OK
+    return _lost(figures, played)
 
 
 def cmd_tune(args) -> int:
@@ -312,8 +318,7 @@ def cmd_tune(args) -> int:
         for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
             _load(args, {name: v})
     figures, games, show = _lab()
-    from rich.console import Console
-    err = Console(stderr=True)
+    err = show.console(stderr=True)
 
     seen: dict = {}  # a setting tried again plays the same seeds: its figures are known
 
@@ -324,6 +329,9 @@ def cmd_tune(args) -> int:
         e = _load(args, params)
         records = _run_games(show, games, e, players, args, seed,
                              label or ", ".join(f"{k}={v}" for k, v in params.items()), err)
+        if _lost(figures, records):
+            # A trial with games missing is not comparable with the others: the search stops.
+            raise Incomplete("the search stopped: a trial cannot be weighed without all its games")
         seen[key] = figures.summarize(records, players), records
         return seen[key]
 
@@ -332,7 +340,7 @@ def cmd_tune(args) -> int:
     fresh = args.seed + args.games
     data, records = simulate(best["params"], fresh, "confirmation")
     check = tune.confirmation(target, data, records, args.seed)
-    out = Console(highlight=False)
+    out = show.console()
     out.print(f"{g.name}: {count_of(players, 'player')}, target: {args.target}; "
               f"{count_of(args.trials, 'trial')} of {count_of(args.games, 'game')} (seeds {args.seed} to "
               f"{args.seed + args.games - 1}), agents {args.agents}; Optuna's TPE sampler (seed {args.seed})")
@@ -372,6 +380,23 @@ def _run_games(show, games, engine, players, args, seed, label, console):
             raise UsageError(str(exc)) from None
 
 
+def _played(records: list[dict]) -> list[dict]:
+    return [r for r in records if r["status"] != "lost"]
+
+
+def _lost(figures, records: list[dict]) -> int:
+    """EXIT_OK, or EXIT_INCOMPLETE after saying which games were lost with a cluster's workers."""
+    lost = [r for r in records if r["status"] == "lost"]
+    if not lost:
+        return EXIT_OK
+    why = "; ".join(sorted({r["message"] for r in lost}))
+    print(f"lfdsl: {count_of(len(lost), 'game')} of {len(records)} lost with the cluster ({why}): seeds "
+          f"{figures.seed_ranges(r['seed'] for r in lost)}; the figures are those of the "
+          f"{count_of(len(records) - len(lost), 'game')} played. Play the lost seeds again when the "
+          "cluster has workers (`--seed`, `--games`).", file=sys.stderr)
+    return EXIT_INCOMPLETE
+
+
 def _write_json(path, doc) -> None:
     import json
     try:
@@ -395,8 +420,10 @@ def _check_counts(args, confirmation: bool = False) -> None:
     cluster's address, the seeds the games will take (twice as many for a `confirmation` run on
     fresh seeds), the workers by default."""
     if args.cluster:
-        if not re.fullmatch(r"(tcp|tls)://[^\s/]+:[0-9]+", args.cluster):
-            raise UsageError(f"--cluster takes a Dask scheduler's address, tcp://HOST:PORT, not `{args.cluster}`")
+        from .lab.games import cluster_address
+        wrong = cluster_address(args.cluster)
+        if wrong:
+            raise ParamError(wrong)
         import importlib.util
         if importlib.util.find_spec("distributed") is None:
             raise UsageError("--cluster needs the cluster extra (dask distributed): pip install 'lfdsl[cluster]'")
@@ -419,21 +446,20 @@ def cmd_compare(args) -> int:
     _players_for(b, players)
     _agents_for(args.agents, players, args.seed, a)
     figures, games, show = _lab()
-    from rich.console import Console
-
     from .lab.compare import ALPHA, CORRECTION, SHORT, compare
     b_seed = args.seed if args.seed_b is None else args.seed_b
-    err = Console(stderr=True)
+    err = show.console(stderr=True)
     a_records = _run_games(show, games, a, players, args, args.seed, "A", err)
     b_records = _run_games(show, games, b, players, args, b_seed, "B", err)
-    rows = compare(a_records, b_records, players)
+    # Games lost with a cluster's workers are left out of the tests, not counted as unfinished.
+    rows = compare(_played(a_records), _played(b_records), players)
 
     def name(path, params):
         return path + "".join(f" {k}={v}" for k, v in params.items())
     a_name, b_name = name(args.ruleset, a_set), name(b_path, b_set)
     seeds = (f"the same seeds ({args.seed} to {args.seed + args.games - 1})" if b_seed == args.seed else
              f"seeds {args.seed}.. for A and {b_seed}.. for B")
-    out = Console(highlight=False)
+    out = show.console()
     out.print(f"A: {a_name}\nB: {b_name}\n{count_of(players, 'player')}, {count_of(args.games, 'game')} each, "
               f"{seeds}, agents {args.agents}")
     for part in show.comparison(rows, "Figures (B - A; p-values of two-sided tests)", SHORT):
@@ -453,7 +479,7 @@ def cmd_compare(args) -> int:
         _write_text(args.report, report.comparison(
             f"A: {a_name} against B: {b_name}", f"{count_of(players, 'player')}, {count_of(args.games, 'game')} "
             f"each, {seeds}, agents {args.agents}", ("A", fa, a_records), ("B", fb, b_records), rows, SHORT))
-    return EXIT_OK
+    return _lost(figures, a_records + b_records)
 
 
 def cmd_tournament(args) -> int:
@@ -502,13 +528,11 @@ def cmd_fit_eval(args) -> int:
     if not names:
         raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
                          "there is nothing to weigh")
-    from rich.console import Console
-
     _, _, show = _lab()
     from .lab import evalfit
     print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents {args.agents}, "
           f"seeds from {args.seed}, a position every {count_of(args.every, 'decision')}")
-    with show.progress(Console(stderr=True)) as bar:
+    with show.progress(show.console(stderr=True)) as bar:
         task = bar.add_task("games", total=args.games)
         rows, finished = evalfit.collect(engine, args.agents, players, args.games, args.seed, args.every,
                                          each=lambda: bar.advance(task))
@@ -602,6 +626,10 @@ def cmd_replay(args) -> int:
 def cmd_play(args) -> int:
     app = play_app(args)
     app.run()
+    if app.failure is not None:
+        # The table stopped on an exception: reported as any other command reports it (a game's
+        # error, a save that cannot be written, or an internal error), never as success.
+        raise app.failure
     if args.save:
         app.table.save(args.save)
     return EXIT_OK
@@ -856,6 +884,9 @@ def run_command(func, args) -> int:
     except AgentFailure as exc:
         print(f"lfdsl: {exc}", file=sys.stderr)
         return EXIT_RUNTIME
+    except Incomplete as exc:
+        print(f"lfdsl: {exc}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     except InternalError as exc:
         print(f"{exc}", file=sys.stderr)
         print("lfdsl: internal error (a fault of lfdsl, not of the ruleset)", file=sys.stderr)

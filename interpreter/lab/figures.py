@@ -1,7 +1,7 @@
 """The figures of a simulation, from its games' records: games finished, stopped by a limit or by
-an error (and their seeds), each seat's win rate with its 95% interval, ties, the length of games
-in rounds and decisions, how games ended, and how often each named option and each card was
-offered, chosen and bought.
+an error, lost with a cluster's workers (and their seeds), each seat's win rate with its 95%
+interval, ties, the length of games in rounds and decisions, how games ended, and how often each
+named option and each card was offered, chosen and bought.
 
 The interval is Wilson's score interval, computed by statsmodels (`proportion_confint`, method
 "wilson"); the percentiles are numpy's (linear interpolation).
@@ -50,6 +50,7 @@ def summarize(records: list[dict], players: int) -> dict:
         "finished": len(done),
         "stopped_by_limit": sum(r["status"] == "limit" for r in records),
         "errors": sum(r["status"] == "error" for r in records),
+        "lost": sum(r["status"] == "lost" for r in records),
         "failed_seeds": [{"seed": r["seed"], "status": r["status"], "message": r["message"]}
                          for r in records if r["status"] != "finished"],
         "seats": seats,
@@ -77,3 +78,27 @@ def _merged(records, key, names) -> dict:
         row["chosen_when_offered"] = round(row["chosen"] / row["offered"], 4) if row["offered"] else None
         out[label] = row
     return out
+
+
+def seed_ranges(seeds) -> str:
+    """Seeds as runs of consecutive numbers: `3, 7-12, 20`."""
+    out, run = [], []
+    for s in sorted(seeds):
+        if run and s != run[-1] + 1:
+            out.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+            run = []
+        run.append(s)
+    if run:
+        out.append(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}")
+    return ", ".join(out)
+
+
+def unfinished(failed_seeds: list[dict]) -> list[tuple[str, str, str]]:
+    """The games that did not finish as rows (seeds, status, message): one per game stopped by a
+    limit or an error, one per reason for the games lost with a cluster, their seeds as runs."""
+    rows = [(str(f["seed"]), f["status"], f["message"] or "") for f in failed_seeds if f["status"] != "lost"]
+    lost: dict[str, list[int]] = {}
+    for f in failed_seeds:
+        if f["status"] == "lost":
+            lost.setdefault(f["message"] or "", []).append(f["seed"])
+    return rows + [(seed_ranges(seeds), "lost", why) for why, seeds in sorted(lost.items())]

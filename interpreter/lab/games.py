@@ -4,8 +4,13 @@ records come back in that order whatever the number of workers, so the figures d
 """
 from __future__ import annotations
 
+import json
 import multiprocessing
+import queue
 import re
+import time
+
+from rulesdsl.errors import Diagnostic
 
 from ..agents import make_agents
 from ..engine import GameError, InternalError, LimitError
@@ -78,31 +83,189 @@ class ClusterError(Exception):
     """A Dask cluster that cannot be reached."""
 
 
-def _play_chunk(engine, players: int, agents: str, seeds: list) -> list[dict]:
-    return [play_one(engine, players, agents, s) for s in seeds]
+# How long a run waits for a worker to come back once its cluster has none: the chunks still to play
+# wait in Dask's queue and go to the workers that join; after this, their games are given up as lost.
+WORKERLESS_WAIT = 30.0
+CONNECT_WAIT = 10.0  # seconds a scheduler has to answer before it is called unreachable
+_POLL = 1.0     # seconds between two looks at the cluster while no chunk comes back
+_GATHER = 5.0   # seconds to fetch a chunk's records from its worker before asking Dask again
+_ADDRESS = re.compile(r"(?P<scheme>[a-z]+)://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]+)")
+
+
+def cluster_address(text: str) -> list[Diagnostic]:
+    """What is wrong with a scheduler's address given to `--cluster` (nothing: an empty list): it
+    must read `tcp://HOST:PORT` (or `tls://`), the port a whole number from 1 to 65535, so that a
+    typing mistake is said at once, where it is, and not after a wait for a connection."""
+    def bad(col, message, hint="the scheduler prints its address when it starts, e.g. tcp://127.0.0.1:8786"):
+        return [Diagnostic("--cluster", 1, col, message, hint, text)]
+    m = _ADDRESS.fullmatch(text)
+    if m is None:
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        return bad(1, f"--cluster takes a Dask scheduler's address, tcp://HOST:PORT, not `{shown}`")
+    if m["scheme"] not in ("tcp", "tls"):
+        return bad(1, f"the scheme `{m['scheme']}` is not one Dask's scheduler listens on (tcp or tls)")
+    port = m["port"]
+    if len(port) > 5 or not 1 <= int(port) <= 65535:
+        shown = port if len(port) <= 12 else f"{port[:6]}... ({len(port)} digits)"
+        return bad(m.start("port") + 1, f"the port {shown} is not a port: ports are 1 to 65535")
+    return []
+
+
+def _not_a_scheduler(address: str) -> str | None:
+    """Why `address` is not a Dask scheduler that answers (None when it is one). Asked once, with
+    the whole exchange bounded: Dask's client waits for ever on a server that accepts the
+    connection and then says nothing it understands (a web server, a firewall that holds it)."""
+    import asyncio
+    import socket
+
+    from distributed.core import rpc
+    from distributed.security import Security
+
+    m = _ADDRESS.fullmatch(address)
+    if m is None:
+        return "not an address: tcp://HOST:PORT"
+    try:  # Dask's own connection tries again and again until its timeout: a plain one says at once
+        socket.create_connection((m["host"].strip("[]"), int(m["port"])), timeout=CONNECT_WAIT).close()
+    except socket.gaierror:
+        return f"no host is called {m['host']}"
+    except ConnectionRefusedError:
+        return "the connection was refused: is the scheduler running, on that port?"
+    except TimeoutError:
+        return f"no answer within {CONNECT_WAIT:g} s"
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+
+    async def identity():
+        scheduler = rpc(address, connection_args=Security().get_connection_args("client"))
+        try:
+            return await scheduler.identity()
+        finally:
+            await scheduler.close_rpc()
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), CONNECT_WAIT))
+    except (asyncio.TimeoutError, TimeoutError):
+        return f"no answer within {CONNECT_WAIT:g} s"
+    except OSError as exc:
+        return type(exc).__name__
+    except Exception:  # what Dask makes of bytes that are not its protocol: anything
+        return "what answers there does not speak Dask's protocol"
+    if not isinstance(answer, dict) or answer.get("type") != "Scheduler":
+        return "what answers there is not a Dask scheduler"
+    return None
+
+
+def _play_chunk(engine, players: int, agents: str, seeds: list, topic: str) -> list[dict]:
+    from distributed import get_worker
+    played = [play_one(engine, players, agents, s) for s in seeds]
+    # Sent to the scheduler as soon as they are played: they reach the run even if this worker
+    # dies before anyone fetches the task's result from it. As JSON text, since Dask's own
+    # encoding of events turns lists into tuples.
+    get_worker().log_event(topic, json.dumps(played))
+    return played
+
+
+def _same(engine):
+    return engine
+
+
+def lost_record(seed: int, message: str) -> dict:
+    """The record of a game that was never played to its end (its worker went away): status `lost`."""
+    return {"seed": seed, "status": "lost", "message": message, "winners": [], "rounds": 0, "decisions": 0,
+            "reason": None, "options": {}, "cards": {}}
 
 
 def play_on_cluster(address: str, engine, players: int, agents: str, seeds: list, each=None) -> list[dict]:
     """Play the games on a Dask distributed cluster (its scheduler's address, `tcp://HOST:PORT`):
-    the engine is sent once to every worker (it pickles as its program's recipe, so the workers need
+    the engine goes to the workers once (it pickles as its program's recipe, so the workers need
     neither the ruleset's files nor this folder, only lfdsl installed), the seeds go in chunks, and
-    the records come back in the order of `seeds`, as from a local run."""
-    from distributed import Client, as_completed
-    records = {}
+    the records come back in the order of `seeds`, as from a local run.
+
+    Workers may come and go: a chunk's records come back through the scheduler as soon as they are
+    played, and Dask plays a chunk again elsewhere when its worker leaves. When no worker is left for
+    `WORKERLESS_WAIT` seconds, or the scheduler goes away, the games not played are given up: their
+    records say `lost`, and those already played are kept."""
+    import secrets
+    from concurrent.futures import CancelledError
+
+    from distributed import Client, KilledWorker
+    wrong = _not_a_scheduler(address)
+    if wrong:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({wrong})")
     try:
-        client = Client(address, set_as_default=False, timeout="10s")
+        client = Client(address, set_as_default=False, timeout=f"{CONNECT_WAIT:g}s")
     except (OSError, TimeoutError) as exc:
         raise ClusterError(f"cannot reach the Dask scheduler at {address} ({exc.__class__.__name__})") from None
-    with client:
-        shared = client.scatter(engine, broadcast=True)
-        size = max(1, min(25, len(seeds) // (4 * max(1, len(client.scheduler_info()["workers"])))))
-        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
-        futures = [client.submit(_play_chunk, shared, players, agents, c, pure=False) for c in chunks]
-        for future in as_completed(futures, loop=client.loop):
-            for record in future.result():
+    records: dict[int, dict] = {}
+    arrived = queue.SimpleQueue()  # lists of records, as the workers send them
+    topic = f"lfdsl-games-{secrets.token_hex(8)}"  # this run's and no other's
+
+    def take(played):
+        for record in played:
+            if record["seed"] not in records:  # a chunk played twice gives the same records
                 records[record["seed"]] = record
                 if each:
                     each(record)
+    with client:
+        client.subscribe_topic(topic, lambda event: arrived.put(json.loads(event[1])))
+        # A task rather than scattered data: if every worker holding the engine goes, Dask makes it
+        # again for the workers that come, where scattered data would be gone for good.
+        shared = client.submit(_same, engine, pure=False)
+        size = max(1, min(25, len(seeds) // (4 * max(1, len(client.scheduler_info()["workers"])))))
+        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+        pending = {}
+        for chunk in chunks:
+            future = client.submit(_play_chunk, shared, players, agents, chunk, topic, pure=False)
+            pending[future.key] = (future, chunk)
+        gone = "the connection to the Dask scheduler was lost"
+        why = None  # why the chunks still pending are given up
+        empty_since = None
+        while pending and why is None:
+            try:
+                take(arrived.get(timeout=_POLL))
+            except queue.Empty:
+                pass
+            for key, (future, chunk) in list(pending.items()):
+                if all(s in records for s in chunk):
+                    del pending[key]
+                    continue
+                if future.status in ("pending", "lost"):
+                    continue
+                try:  # its records did not come with the others: asked of its worker
+                    take(future.result(timeout=_GATHER))
+                except TimeoutError:
+                    continue  # gone with its worker while it was fetched: played again
+                except KilledWorker:
+                    take([lost_record(s, "every worker that played it died") for s in chunk])
+                except CancelledError:
+                    take([lost_record(s, "the Dask scheduler dropped it") for s in chunk])
+                except OSError:
+                    take([lost_record(s, gone) for s in chunk])
+                del pending[key]
+            if not pending:
+                break
+            try:
+                workers = client.nthreads() if client.status == "running" else None
+            except (OSError, TimeoutError):
+                workers = None
+            if workers is None:
+                why = gone
+            elif workers:
+                empty_since = None
+            elif empty_since is None:
+                empty_since = time.monotonic()
+            elif time.monotonic() - empty_since > WORKERLESS_WAIT:
+                why = f"the cluster had no worker left for {WORKERLESS_WAIT:g} s"
+        while True:  # records that arrived while the last chunks were looked at
+            try:
+                take(arrived.get_nowait())
+            except queue.Empty:
+                break
+        take([lost_record(s, why) for _, chunk in pending.values() for s in chunk if s not in records])
+        if pending:
+            try:
+                client.cancel([f for f, _ in pending.values()])
+            except (OSError, TimeoutError):
+                pass  # the scheduler is gone, and its queue with it
     return [records[s] for s in seeds]
 
 

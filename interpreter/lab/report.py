@@ -4,7 +4,8 @@ with the summary tables and the plots, drawn by matplotlib as inline SVG.
 A simulation's page shows each seat's win rate with its interval, the distribution of game length,
 the end reasons and the cards' pick rates; a comparison's and a sweep's show both sides, or every
 value, on the same charts. Every text that comes from a ruleset (a reason, a card's name) is escaped
-in the page, and matplotlib draws the plots' texts as paths, so nothing in a ruleset becomes markup.
+in the page, and matplotlib draws the plots' texts as paths and reads no mathematics in them, so
+nothing in a ruleset becomes markup.
 """
 from __future__ import annotations
 
@@ -16,9 +17,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..plaintext import visible  # noqa: E402
 from . import show  # noqa: E402
+from .figures import unfinished  # noqa: E402
 
-plt.rcParams.update({"svg.fonttype": "path", "svg.hashsalt": "lfdsl", "font.size": 10,
+# `text.parse_math` off: a label with `$...$` (a card's name) is shown as written, not read as
+# mathematics (and a malformed one would stop the page).
+plt.rcParams.update({"svg.fonttype": "path", "svg.hashsalt": "lfdsl", "font.size": 10, "text.parse_math": False,
                      "axes.spines.top": False, "axes.spines.right": False})
 COLOURS = ["#2f6f9f", "#d07a2b", "#4c9a52", "#a44a7a", "#7a6fb0", "#8c8c3c"]
 _STYLE = """
@@ -41,7 +46,7 @@ def _svg(fig) -> str:
 
 
 def _e(text) -> str:
-    return html.escape(str(text))
+    return html.escape(visible(text))
 
 
 def _table(head: list, rows: list, left: int = 1) -> str:
@@ -108,8 +113,9 @@ def _hbars(title: str, labels: list[str], sides: list[tuple[str, list[float]]], 
     height = 0.8 / len(sides)
     for k, (name, vals) in enumerate(sides):
         ys = [i + (k - (len(sides) - 1) / 2) * height for i in range(len(labels))]
-        ax.barh(ys, vals, height, label=name, color=COLOURS[k % len(COLOURS)])
-    ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in labels])
+        ax.barh(ys, vals, height, label=visible(name), color=COLOURS[k % len(COLOURS)])
+    shown = [visible(lb) for lb in labels]
+    ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in shown])
     ax.invert_yaxis()
     if percent:
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
@@ -163,7 +169,8 @@ def simulation(title: str, subtitle: str, figures: dict, records: list[dict]) ->
     if figures["failed_seeds"]:
         body += ["<h2>Games that did not finish</h2>",
                  _table(["seed", "stopped by", "message"],
-                        [[f["seed"], _e(f["status"]), _e(f["message"] or "")] for f in figures["failed_seeds"]])]
+                        [[_e(seeds), _e(show.STOPPED_BY[status]), _e(message)]
+                         for seeds, status, message in unfinished(figures["failed_seeds"])])]
     return _page(title, subtitle, body)
 
 
@@ -224,4 +231,4 @@ def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
 
 def _ticks(ax, xs, values, numeric):
     if not numeric:
-        ax.set_xticks(xs, values)
+        ax.set_xticks(xs, [visible(v) for v in values])

@@ -1,11 +1,15 @@
 """What a person sees of a simulation: a live progress bar (games done, games per second, time
-left) and the summary tables, drawn with Rich."""
+left) and the summary tables, drawn with Rich. A ruleset's words fill their cells as plain strings:
+print them with `console()`, which reads no markup in them (interpreter/plaintext.py)."""
 from __future__ import annotations
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
+
+from ..plaintext import PlainConsole, plain
+from .figures import unfinished
 
 
 class _Rate(ProgressColumn):
@@ -16,9 +20,21 @@ class _Rate(ProgressColumn):
         return Text(f"{rate:.1f} games/s" if task.completed else "", style="progress.data.speed")
 
 
+class _Label(ProgressColumn):
+    """The run's label (a parameter's value as typed, a side's name), as text."""
+
+    def render(self, task) -> Text:
+        return plain(task.description)
+
+
+def console(stderr: bool = False) -> Console:
+    """The console the lab prints on: strings are shown as text, never as markup."""
+    return PlainConsole(stderr=stderr)
+
+
 def progress(console: Console) -> Progress:
     """A progress display for a run of games (shown only on a terminal)."""
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+    return Progress(_Label(), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
                     _Rate(), TextColumn("left"), TimeRemainingColumn(), console=console, transient=True,
                     disable=not console.is_terminal)
 
@@ -40,9 +56,13 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
     """The summary as Rich renderables: games, seats, length, end reasons, options and cards."""
     out = []
     games = _table(title)
-    for col in ("games", "finished", "stopped by a limit", "stopped by an error", "ties", "no winner"):
+    counts = {"games": "games", "finished": "finished", "stopped_by_limit": "stopped by a limit",
+              "errors": "stopped by an error", "lost": "lost with the cluster", "ties": "ties", "no_winner": "no winner"}
+    if not figures["lost"]:
+        del counts["lost"]
+    for col in counts.values():
         games.add_column(col, justify="right")
-    games.add_row(*(str(figures[k]) for k in ("games", "finished", "stopped_by_limit", "errors", "ties", "no_winner")))
+    games.add_row(*(str(figures[k]) for k in counts))
     out.append(games)
     seats = _table("Win rate per seat (95% Wilson interval, statsmodels)")
     for col in ("seat", "wins", "win rate", "95% interval"):
@@ -81,13 +101,16 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
         out.append(t)
     if figures["failed_seeds"]:
         failed = _table("Games that did not finish (replay one with `lfdsl run --seed N`)")
-        failed.add_column("seed", justify="right")
+        failed.add_column("seeds" if figures["lost"] else "seed", justify="right")
         failed.add_column("stopped by")
         failed.add_column("message")
-        for f in figures["failed_seeds"]:
-            failed.add_row(str(f["seed"]), "a limit" if f["status"] == "limit" else "an error", f["message"] or "")
+        for seeds, status, message in unfinished(figures["failed_seeds"]):
+            failed.add_row(seeds, STOPPED_BY[status], message)
         out.append(failed)
     return out
+
+
+STOPPED_BY = {"limit": "a limit", "error": "an error", "lost": "lost with the cluster"}
 
 
 def is_share(row) -> bool:
@@ -128,7 +151,7 @@ def comparison(rows: list[dict], title: str, short: dict) -> list:
         t.add_row(r["figure"], "below" if ended is r else value_text(r["a"], share),
                   "below" if ended is r else value_text(r["b"], share), difference_text(r), short.get(r["test"], r["test"]),
                   "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
-                  "[bold]yes[/bold]" if r["significant"] else "no")
+                  plain("yes", "bold") if r["significant"] else "no")
     out = [t]
     if ended is not None:
         e = _table("How the games ended (finished games)")

@@ -7,10 +7,13 @@ the arrow keys and Enter, with the option's number, or by typing the start of it
 saves the game, `u` takes it back to your previous decision, `h` shows the rule being decided (its
 source lines), `q` quits (saving first with `--save FILE`). With several people at one terminal
 (hot seat), the board is covered between two people's turns until the next one presses Enter.
+
+Everything the screen shows from the ruleset (names, prompts, labels, messages, source lines) and
+from the command line (a file's path) goes to Textual as text, never as markup
+(interpreter/plaintext.py): a card named `[/]` or `[link=...]` reads as it is written.
 """
 from __future__ import annotations
 
-from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -18,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from ..plaintext import plain, visible
 from ..trace import render
 from ..view import PlayerSink
 from .session import Table
@@ -101,7 +105,7 @@ class Cover(ModalScreen):
         self.seat = seat
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Pass the keyboard to P{self.seat + 1}, then press Enter.", id="cover")
+        yield Static(plain(f"Pass the keyboard to P{self.seat + 1}, then press Enter."), id="cover")
 
 
 class PlayApp(App):
@@ -121,6 +125,7 @@ class PlayApp(App):
         super().__init__()
         self.table = table
         self.save_path = save_path or "lfdsl-save.json"
+        self.failure: Exception | None = None  # what stopped the app, for the command to report
         # The last events as each person may read them: through their player's filter (view.py),
         # without the referee's full `state` snapshots.
         self.events: dict[int, list[str]] = {seat: [] for seat in table.humans}
@@ -152,7 +157,7 @@ class PlayApp(App):
         yield Footer()
 
     def on_mount(self):
-        self.title = self.table.engine.program.model.game.name
+        self.title = visible(self.table.engine.program.model.game.name)
         self.table.advance()
         self.redraw()
 
@@ -170,22 +175,22 @@ class PlayApp(App):
         if self.shown_seat is not None and seat != self.shown_seat and len(t.humans) > 1:
             self.push_screen(Cover(seat))
         self.shown_seat = seat
-        self.query_one("#board", Static).update(Text(board_text(t.engine, t.state, seat)))
+        self.query_one("#board", Static).update(plain(board_text(t.engine, t.state, seat)))
         log = self.query_one("#events", RichLog)
         log.clear()
         for line in self.events[seat][-40:]:
-            log.write(line.strip())
+            log.write(plain(line.strip()))
         options = self.query_one("#options", OptionList)
         options.clear_options()
         prompt = self.query_one("#prompt", Static)
         if t.over:
             r = t.state.result
-            prompt.update(Text(f"Game over. Winners: {', '.join(r['winners']) or 'nobody'}. {r['reason']}. "
-                               "Press q to leave."))
+            prompt.update(plain(f"Game over. Winners: {', '.join(r['winners']) or 'nobody'}. {r['reason']}. "
+                                "Press q to leave."))
             return
         d = t.state.pending
-        prompt.update(Text(f"P{d['player'] + 1}, {d['prompt']}:  (number, arrows and Enter, or type the start)"))
-        options.add_options([Option(f"{i + 1}. {label}") for i, label in enumerate(d["options"])])
+        prompt.update(plain(f"P{d['player'] + 1}, {d['prompt']}:  (number, arrows and Enter, or type the start)"))
+        options.add_options([Option(plain(f"{i + 1}. {label}")) for i, label in enumerate(d["options"])])
         options.highlighted = 0
         options.focus()
 
@@ -221,8 +226,13 @@ class PlayApp(App):
 
     # ---- keys -----------------------------------------------------------------------------------
     def action_save(self):
-        self.table.save(self.save_path)
-        self.notify(f"Saved to {self.save_path}")
+        try:
+            self.table.save(self.save_path)
+        except OSError as exc:
+            self.notify(visible(f"Cannot save to {self.save_path}: {exc.strerror or 'input/output error'}"),
+                        severity="error", markup=False)
+            return
+        self.notify(visible(f"Saved to {self.save_path}"), markup=False)
 
     def action_undo(self):
         kept = {seat: list(lines) for seat, lines in self.events.items()}
@@ -233,10 +243,19 @@ class PlayApp(App):
             self.redraw()
         else:
             self.events.update(kept)
-            self.notify("Nothing to take back")
+            self.notify("Nothing to take back", markup=False)
 
     def action_rule(self):
-        self.notify(rule_text(self.table.engine, self.table.state), timeout=10)
+        self.notify(visible(rule_text(self.table.engine, self.table.state)), timeout=10, markup=False)
 
     def action_quit_game(self):
         self.exit(self.table)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual would print its own traceback on leaving and let the command end with code 0;
+        # the command reports the failure instead (cli.cmd_play), as the other commands do. This
+        # overrides a method Textual calls for any exception raised in the app.
+        if self.failure is None:
+            self.failure = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()

@@ -1,0 +1,48 @@
+"""Text from files and the command line shown on a terminal as the characters it holds.
+
+Rich and Textual read a plain string as markup: `[bold]` changes the style, `[link=URL]` writes a
+terminal hyperlink, `[@click=app.quit]` binds an action, and an unmatched `[/]` is an error that
+stops the program. A ruleset's names, prompts and messages, a file's path, a value typed on the
+command line are data: they reach Rich and Textual only as `rich.text.Text` (which is never read as
+markup) or through `PlainConsole` (which reads no markup in any string it prints), and their control
+characters are written as escapes (`\\x1b`), so that no terminal sequence hidden in a card's name
+reaches the terminal. Only the lab and the table import this module (Rich is in both extras).
+"""
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.text import Text
+
+# C0 and C1 controls but the line break and the tab, and the bidirectional overrides and isolates,
+# which reorder what follows them on the screen.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text) -> str:
+    """`text` with its control characters written as escapes, the rest as it is."""
+    return _CONTROL.sub(_escape, str(text))
+
+
+def plain(text, style: str = "") -> Text:
+    """`text` as a Rich `Text`: shown as written, never read as markup."""
+    return Text(visible(text), style=style)
+
+
+class PlainConsole(Console):
+    """A Rich console that shows every string it prints, a table's cells and titles included, as
+    the characters it holds: no markup, no emoji codes, no highlighting, controls as escapes."""
+
+    def __init__(self, stderr: bool = False):
+        super().__init__(stderr=stderr, markup=False, emoji=False, highlight=False)
+
+    def render_str(self, text: str, **options) -> Text:
+        """The string as a `Text`, whatever the options ask of markup, emoji or highlighting."""
+        options.update(markup=False, emoji=False, highlight=False)
+        return super().render_str(visible(text), **options)
