@@ -38,9 +38,9 @@ CANARY = "lfdsl-canary-5c1e0b7d"
 POSITIONED = re.compile(r"^[^:\s][^:]*:\d+:\d+: ")
 
 
-def _limits(cpu: float):
+def _limits(cpu: float, memory: int):
     resource.setrlimit(resource.RLIMIT_CPU, (int(cpu) + 2, int(cpu) + 3))
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
 
 @functools.cache
@@ -57,9 +57,10 @@ def cpu_limit() -> float:
     return max(CPU_LIMIT, STARTS * cpu)
 
 
-def lfdsl(*argv, cwd=None, limit=None) -> tuple[int | None, str, str, float]:
+def lfdsl(*argv, cwd=None, limit=None, memory=MEMORY_LIMIT) -> tuple[int | None, str, str, float]:
     """Run `python -m interpreter.cli ARGV`; returns (exit code or None on a hang, stdout, stderr,
-    CPU seconds of the child). Standard input is a pipe nobody writes to and nobody closes."""
+    CPU seconds of the child). Standard input is a pipe nobody writes to and nobody closes;
+    `memory` bounds the child's address space."""
     limit = cpu_limit() if limit is None else limit  # worked out here, never in the child
     env = dict(os.environ, LFDSL_CANARY=CANARY, PYTHONPATH=str(ROOT))
     quiet_in, keep_open = os.pipe()
@@ -67,7 +68,7 @@ def lfdsl(*argv, cwd=None, limit=None) -> tuple[int | None, str, str, float]:
     try:
         proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", *argv], cwd=cwd or ROOT,
                                 stdin=quiet_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, preexec_fn=functools.partial(_limits, limit))
+                                env=env, preexec_fn=functools.partial(_limits, limit, memory))
         try:
             out, err = proc.communicate(timeout=WALL_TIMEOUT)
             code = proc.returncode
