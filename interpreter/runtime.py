@@ -17,6 +17,11 @@ from .chance import ChanceError, ChanceEvent, checked
 from .compiler import SUSPEND, RuleError, piece_key
 from .state import Frame, GameState, Zones
 
+# What firing one trigger costs, besides the steps of its body. Pushing, starting and ending a body
+# costs about what eight plain statements do (a trigger firing itself took 4.1 us per step charged
+# one step, a loop of `move`s 0.5 us), so a trigger that fires itself meets the step budget after
+# about as much work as an endless loop of plain statements (docs/language.md, "game").
+TRIGGER_STEPS = 8
 
 class GameError(Exception):
     """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
@@ -182,7 +187,7 @@ class Run:
                         break
         except RuleError as exc:
             pc = self._failed_at(fr, pc)
-            hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
+            hint = exc.hint or ("check the loop's exit condition" if exc.message.startswith("more than") else None)
             raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
         except (OverflowError, MemoryError, RecursionError) as exc:
             pc = self._failed_at(fr, pc)
@@ -594,16 +599,23 @@ class Run:
         return f"#{card}.{name}"
 
     def _not_into_itself(self, card, key):
-        """Refuse to put a card into its own slot, or into a slot of a card it holds."""
-        loc = self.st.loc
+        """Refuse to put a card into its own slot, or into a slot of a card it holds. Each card
+        holding the slot, up the chain, is a step: a chain of thousands of cards costs its length at
+        every move into it, and the budget stops a rule that makes such moves over and over."""
+        st = self.st
+        loc = st.loc
         host = int(key[1:key.index(".")])
         while True:
             if host == card:
-                raise RuleError(f"card {self.names[self.st.card_def[card]]} cannot go into a slot of itself "
+                raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
                                 "or of a card in its own slots")
             where = loc[host]
             if where[0] != "#":
                 return
+            st.steps += 1
+            if st.steps > self.step_budget:
+                raise RuleError(f"more than {self.step_budget} steps without a decision: this move goes up a chain "
+                                "of cards held in one another's slots")
             host = int(where[1:where.index(".")])
 
     def slot_limit(self, key):
@@ -686,8 +698,16 @@ class Run:
         return fired
 
     def run_triggers(self, key, values):
-        """Push the trigger bodies registered for an event; they run before the next statement."""
-        for name in reversed(self.triggers[key]):
+        """Push the trigger bodies registered for an event; they run before the next statement.
+        Each body pushed costs TRIGGER_STEPS (see there)."""
+        names = self.triggers[key]
+        st = self.st
+        st.steps += TRIGGER_STEPS * len(names)
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: the triggers `on {key[0]} "
+                            f"{key[1]}` keep firing", None, "a trigger's body causes an event that fires it "
+                            "again, directly or through other triggers")
+        for name in reversed(names):
             proc = self.procs[name]
             env = {p: v for (p, _), v in zip(proc.params, values)}
             active = self.st.stack[-1].active if self.st.stack else None
