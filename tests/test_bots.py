@@ -186,7 +186,7 @@ def test_tournament_command_prints_a_table_and_json(tmp_path, capsys):
     pair = data["pairs"][0]
     assert pair["games"] == 4 and pair["a_wins"] + pair["b_wins"] + pair["shared"] + pair["unfinished"] == 4
     assert main(["tournament", str(ROOT / "rulesets" / "duel.lf"), "--bots", "mcts:c=x,random"]) == 2
-    assert "--bots:1:6: `c` of `mcts` takes a number, not `x`" in capsys.readouterr().err
+    assert "--bots:1:8: `c` of `mcts` takes a number, not `x`" in capsys.readouterr().err
 
 
 def test_mcts_with_a_time_budget_searches_and_chooses_a_legal_option():
