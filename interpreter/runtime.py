@@ -669,8 +669,13 @@ class Run:
         return out
 
     def move_many(self, cards, dest, bottom=False):
-        """Move cards one by one; their triggers then run in the order the cards moved."""
-        stack = self.st.stack
+        """Move cards one by one; their triggers then run in the order the cards moved. Each card
+        is a step, as it would be in a loop of moves."""
+        st = self.st
+        st.steps += len(cards)
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: this moves {len(cards):,} cards")
+        stack = st.stack
         bounds = [len(stack)]
         for c in cards:
             self.move(c, dest, bottom)
