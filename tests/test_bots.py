@@ -45,7 +45,7 @@ def test_agent_specs_take_parameters_and_seats():
     ("mcts:c=inf", 8, "`c` of `mcts` takes a number, not `inf`"),
     ("mcts:c=" + "9" * 400, 8, f"`c` of `mcts` must be at most 100, not {'9' * 24}... (400 characters)"),
     ("greedy:follow=" + "9" * 5000, 15, f"`follow` of `greedy` must be at most 100, not {'9' * 24}... (5000 characters)"),
-    ("mcts:follow=000000000000000000000000000000100", 13, None),
+    ("mcts:follow=" + "0" * 5000 + "100", 13, None),  # leading zeros: a value of 100, not a long number
     (",".join(["random"] * 17), 113, "a specification names at most 16 agents, one per seat"),
 ])
 def test_a_bad_agent_spec_is_positioned_on_the_option(text, col, message):
