@@ -9,7 +9,7 @@ move, a static or computed action, an int to keep in range) rather than testing 
 from __future__ import annotations
 
 from . import ir
-from .compiler import Compiler, Proc, RuleError, bounded
+from .compiler import Compiler, Proc, RuleError, bounded, charge
 
 
 class ClosureBackend:
@@ -203,8 +203,7 @@ class ClosureBackend:
             env = fr.env
             defs = what(rt, env) if many else [what(rt, env)]
             n = times(rt, env)
-            if n * len(defs) > rt.step_budget:
-                raise RuleError(f"creating {n * len(defs)} cards is more than the step budget", span)
+            charge(rt, max(0, n) * len(defs), span, f"creating {max(0, n) * len(defs):,} cards, a step each")
             key = dest(rt, env)
             for d in defs:
                 for _ in range(n):

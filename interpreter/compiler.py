@@ -77,12 +77,14 @@ def piece_key(v) -> str:
 
 
 class RuleError(Exception):
-    """A rule failed while running: carries the span of the statement that failed."""
+    """A rule failed while running: carries the span of the statement that failed, and a hint
+    when the failure knows one."""
 
-    def __init__(self, message: str, span: A.Span | None = None):
+    def __init__(self, message: str, span: A.Span | None = None, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.span = span
+        self.hint = hint
 
 
 class Proc:

@@ -98,7 +98,12 @@ class Program:
         self.names = [d.name for d in every]
         # Per definition of a card with faces: face name -> the definition of that face; and the
         # definitions of hidden faces (a card showing one shows nothing of itself).
-        self.face_table = [dict(d.faces) if d.faces else None for d in every]
+        # The faces of one card share one table (a table per face would grow as faces squared).
+        tables = {}
+        for d in every:
+            if d.faces and d.faces[0][1] not in tables:
+                tables[d.faces[0][1]] = dict(d.faces)
+        self.face_table = [tables[d.faces[0][1]] if d.faces else None for d in every]
         hidden = {(k.name, f.name) for k in model.kinds.values() for f in k.faces if f.hidden}
         self.hidden_faces = frozenset(d.index for d in every if (d.kind, d.face) in hidden)
         self.def_face = [d.face for d in every]

@@ -17,6 +17,15 @@ from .chance import ChanceError, ChanceEvent, checked
 from .compiler import SUSPEND, RuleError, piece_key
 from .state import Frame, GameState, Zones
 
+# What firing one trigger costs, besides the steps of its body. Pushing, starting and ending a body
+# costs about what eight plain statements do (a trigger firing itself took 4.1 us per step charged
+# one step, a loop of `move`s 0.5 us), so a trigger that fires itself meets the step budget after
+# about as much work as an endless loop of plain statements (docs/language.md, "game").
+TRIGGER_STEPS = 8
+# Taking a card out of a pile other than from its top, or putting it under a pile, shifts the list of
+# the pile: a step per this many cards (shifting 512 costs about one plain statement), so that
+# moves in a pile of a million cards stop at the budget as a loop would. No shipped pile is as long.
+PILE_STEP = 512
 
 class GameError(Exception):
     """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
@@ -182,7 +191,7 @@ class Run:
                         break
         except RuleError as exc:
             pc = self._failed_at(fr, pc)
-            hint = "check the loop's exit condition" if exc.message.startswith("more than") else None
+            hint = exc.hint or ("check the loop's exit condition" if exc.message.startswith("more than") else None)
             raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, hint) from None
         except (OverflowError, MemoryError, RecursionError) as exc:
             pc = self._failed_at(fr, pc)
@@ -497,9 +506,10 @@ class Run:
             if self.sink is not None:
                 self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
             return False
-        if self.sink is not None:
-            held = st.zones.get(st.loc[card])
-            was_top = held is not None and held[-1] == card
+        held = st.zones.get(st.loc[card])
+        was_top = held is not None and held[-1] == card
+        if (not was_top and held) or bottom:  # a list operation as long as the pile: charged by its length
+            self._charge_pile(len(held) if not was_top and held else 0, len(target) if bottom else 0)
         src = self.st.detach(card)
         if bottom:
             target.insert(0, card)
@@ -519,6 +529,15 @@ class Run:
             self.run_triggers(("enter", zname), [card, owner])
         self.left(card, src)  # pushed last: the card leaves before it enters
         return True
+
+    def _charge_pile(self, out_of: int, under: int):
+        """Charge taking a card out of a pile of `out_of` cards other than from its top, or putting
+        one under a pile of `under`: the list is shifted or searched, a step per PILE_STEP cards."""
+        st = self.st
+        st.steps += (out_of + under) // PILE_STEP
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: this takes a card out of "
+                            f"or puts it under a pile of {max(out_of, under):,} cards, a step per {PILE_STEP} cards")
 
     def left(self, card: int, src: str):
         """Run the `on leave` triggers of the zone `src` a card has just left (if it was a zone)."""
@@ -594,16 +613,23 @@ class Run:
         return f"#{card}.{name}"
 
     def _not_into_itself(self, card, key):
-        """Refuse to put a card into its own slot, or into a slot of a card it holds."""
-        loc = self.st.loc
+        """Refuse to put a card into its own slot, or into a slot of a card it holds. Each card
+        holding the slot, up the chain, is a step: a chain of thousands of cards costs its length at
+        every move into it, and the budget stops a rule that makes such moves over and over."""
+        st = self.st
+        loc = st.loc
         host = int(key[1:key.index(".")])
         while True:
             if host == card:
-                raise RuleError(f"card {self.names[self.st.card_def[card]]} cannot go into a slot of itself "
+                raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
                                 "or of a card in its own slots")
             where = loc[host]
             if where[0] != "#":
                 return
+            st.steps += 1
+            if st.steps > self.step_budget:
+                raise RuleError(f"more than {self.step_budget} steps without a decision: this move goes up a chain "
+                                "of cards held in one another's slots")
             host = int(where[1:where.index(".")])
 
     def slot_limit(self, key):
@@ -657,8 +683,13 @@ class Run:
         return out
 
     def move_many(self, cards, dest, bottom=False):
-        """Move cards one by one; their triggers then run in the order the cards moved."""
-        stack = self.st.stack
+        """Move cards one by one; their triggers then run in the order the cards moved. Each card
+        is a step, as it would be in a loop of moves."""
+        st = self.st
+        st.steps += len(cards)
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: this moves {len(cards):,} cards")
+        stack = st.stack
         bounds = [len(stack)]
         for c in cards:
             self.move(c, dest, bottom)
@@ -686,8 +717,16 @@ class Run:
         return fired
 
     def run_triggers(self, key, values):
-        """Push the trigger bodies registered for an event; they run before the next statement."""
-        for name in reversed(self.triggers[key]):
+        """Push the trigger bodies registered for an event; they run before the next statement.
+        Each body pushed costs TRIGGER_STEPS (see there)."""
+        names = self.triggers[key]
+        st = self.st
+        st.steps += TRIGGER_STEPS * len(names)
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: the triggers `on {key[0]} "
+                            f"{key[1]}` keep firing", None, "a trigger's body causes an event that fires it "
+                            "again, directly or through other triggers")
+        for name in reversed(names):
             proc = self.procs[name]
             env = {p: v for (p, _), v in zip(proc.params, values)}
             active = self.st.stack[-1].active if self.st.stack else None
@@ -698,10 +737,17 @@ class Run:
         st = self.st
         pile = st.zones[src]
         if not pile and refill is not None and st.zones[refill]:
-            for c in list(st.zones[refill]):
-                self.st.detach(c)
-                pile.append(c)
+            # The whole pile at once, as detaching its cards one by one from the bottom would leave
+            # it (that shifted the pile once per card); the shuffle below charges a step per card.
+            cards = st.zones[refill]
+            for c in cards:
+                st.revealed.pop(c, None)
                 st.loc[c] = src
+            pile.extend(cards)
+            if refill[0] == "#":  # an emptied slot of a card is forgotten
+                del st.zones[refill]
+            else:
+                cards.clear()
             if self.sink is not None:
                 self.emit("refill", {"zone": src, "from": refill, "cards": len(pile)})
             self.shuffle(src)
@@ -715,6 +761,10 @@ class Run:
         the call's chance source gives."""
         st = self.st
         lst = st.zones[key]
+        st.steps += len(lst)  # a step per card, as a loop over the pile
+        if st.steps > self.step_budget:
+            raise RuleError(f"more than {self.step_budget} steps without a decision: this shuffles "
+                            f"{len(lst):,} cards, a step each")
         if st.revealed:  # a shuffled card is no longer known by its place
             for c in lst:
                 st.revealed.pop(c, None)
@@ -954,6 +1004,9 @@ class Run:
             raise RuleError("this cell is a hole", span)
         if cell in cells:
             raise RuleError("this cell is already filled", span)
+        held = st.zones.get(st.loc[card])
+        if held and held[-1] != card:
+            self._charge_pile(len(held), 0)
         src = self.st.detach(card)
         cells[cell] = card
         st.loc[card] = key

@@ -105,7 +105,10 @@ class GameState:
             self.revealed.pop(card, None)
         if src in self.zones:
             held = self.zones[src]
-            held.remove(card)
+            if held[-1] == card:  # the top card, most often: found without going through a long pile
+                held.pop()
+            else:
+                held.remove(card)
             if not held and src[0] == "#":  # an emptied slot of a card is forgotten
                 del self.zones[src]
         else:

@@ -218,20 +218,26 @@ def view(prog, st: GameState, player: int) -> View:
         grid_cells.append([key, order])
     # The slots of cards last, named by their host's handle (a card's number would tell which card
     # it is), a host before the cards attached to it, in the order of the hosts' handles.
+    # Level by level: the slots of the hosts handled in the level before, so that a chain of cards
+    # in one another's slots is walked once, not once per level.
     slot_sizes = []
-    while slots:
-        ready = sorted((handle[int(k[1:k.index(".")])], k[k.index(".") + 1:], k, cards) for k, cards in slots
-                       if int(k[1:k.index(".")]) in handle)
-        if not ready:
-            raise ValueError("a card's slot whose card is nowhere")
+    by_host: dict = {}
+    for k, cards in slots:
+        dot = k.index(".")
+        by_host.setdefault(int(k[1:dot]), []).append((k[dot + 1:], k, cards))
+    level = [c for c in by_host if c in handle]
+    while level:
+        ready = sorted((handle[c], name, key, cards) for c in level for name, key, cards in by_host.pop(c))
+        level = []
         for h, name, key, cards in ready:
             vis = _visibility(prog, key)
             last = len(cards) - 1
             key = f"#{h}.{name}"
             zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
             slot_sizes.append([key, len(cards)])
-        done = {r[2] for r in ready}
-        slots = [(k, cards) for k, cards in slots if k not in done]
+            level.extend(c for c in cards if c in by_host)
+    if by_host:
+        raise ValueError("a card's slot whose card is nowhere")
     counters = st.counters
     if prog.card_counters:  # a card's counter is keyed by its handle, as its slots are
         counters = dict(counters)

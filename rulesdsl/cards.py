@@ -12,7 +12,7 @@ from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
 
 from . import ast as A
 from .errors import CardError, Diagnostic, at, make, suggest
-from .limits import MAX_INT, MIN_INT
+from .limits import MAX_FACE_DEFS, MAX_INT, MIN_INT
 from .files import DATA_MAX_BYTES, FileRefused, NotUtf8, decode, read_bytes
 from .tomlpos import TomlMap, decode_error, line_col, long_integer
 
@@ -617,6 +617,7 @@ def with_faces(db: CardDB, kinds: dict) -> CardDB:
     `face`, the face's name."""
     if not any(k.faces for k in kinds.values()):
         return db
+    _count_faces(db, kinds)
     defs, extra = [], []
     start = len(db.defs)
     for d in db.defs:
@@ -649,6 +650,22 @@ def with_faces(db: CardDB, kinds: dict) -> CardDB:
             (defs if k == 0 else extra).append(nd)
     by_kind = {k: tuple(d for d in defs if d.kind == k) for k in db.by_kind}
     return attrs.evolve(db, defs=tuple(defs), by_kind=by_kind, face_defs=tuple(extra))
+
+
+def _count_faces(db: CardDB, kinds: dict):
+    """Refuse, before any is made, more face definitions than MAX_FACE_DEFS: every card has every
+    hidden face of its kind, so a few hundred of each would otherwise take gigabytes."""
+    total = 0
+    for d in db.defs:
+        more = sum(1 for f in kinds[d.kind].faces[1:] if f.hidden or f.name in d.face_values)
+        total += more
+        if total > MAX_FACE_DEFS:
+            line, col, text = d.where()
+            raise CardError([Diagnostic(d.path or db.path, line, col, f"{d.kind} card {d.name!r}: the cards' "
+                                        f"faces come to more than {MAX_FACE_DEFS:,} definitions, the most the "
+                                        f"engine holds (this card has {more + 1} faces)",
+                                        "every card has every hidden face of its kind: declare fewer hidden faces, "
+                                        "or give fewer cards that many faces", text)])
 
 
 def _field(kind, name):

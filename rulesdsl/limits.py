@@ -14,6 +14,7 @@ MAX_ROUND_LIMIT = 10_000           # rounds in one game
 MAX_DECISION_LIMIT = 1_000_000     # decisions in one game
 MAX_GAME_STEPS = 20_000_000        # steps in one whole game, all decisions together
 MAX_CARDS = 1_000_000              # cards created in one game
+MAX_FACE_DEFS = 100_000            # definitions of cards' faces after their first (cards x faces)
 MAX_KEYS = 100_000                 # keys of one keyed counter (per player)
 MAX_PLAYERS = 16                   # seats of a game
 MAX_TRACK_SPACES = 10_000          # spaces of one track

@@ -29,18 +29,42 @@ def test_agent_specs_take_parameters_and_seats():
 
 
 @pytest.mark.parametrize("text, col, message", [
-    ("mcts:iterations=x", 6, "`iterations` of `mcts` takes a whole number, not `x`"),
-    ("random,mcts:c=-1", 13, "`c` of `mcts` takes a number, not `-1`"),
+    ("mcts:iterations=x", 17, "`iterations` of `mcts` takes a whole number, not `x`"),
+    ("random,mcts:c=-1", 15, "`c` of `mcts` takes a number, not `-1`"),
     ("mcts:iteratons=4", 6, "agent `mcts` has no parameter `iteratons`"),
     ("greedy,rando", 8, "unknown agent `rando`"),
     ("depth=3,mcts", 1, "parameter `depth=3` comes before any agent"),
-    ("mcts:iterations=0", 6, "`iterations` of `mcts` must be at least 1, not 0"),
+    ("mcts:iterations=0", 17, "`iterations` of `mcts` must be at least 1, not 0"),
+    ("mcts:iterations=1000000000", 17, "`iterations` of `mcts` must be at most 100,000, not 1000000000"),
+    ("mcts:ms=60001", 9, "`ms` of `mcts` must be at most 60,000, not 60001"),
+    ("mcts: depth = 501", 15, "`depth` of `mcts` must be at most 500, not 501"),
+    ("random,mcts:samples=65", 21, "`samples` of `mcts` must be at most 64, not 65"),
+    ("mcts:c=100.5", 8, "`c` of `mcts` must be at most 100, not 100.5"),
+    ("mcts:c=1e999", 8, "`c` of `mcts` takes a number, not `1e999`"),
+    ("mcts:c=nan", 8, "`c` of `mcts` takes a number, not `nan`"),
+    ("mcts:c=inf", 8, "`c` of `mcts` takes a number, not `inf`"),
+    ("mcts:c=" + "9" * 400, 8, f"`c` of `mcts` must be at most 100, not {'9' * 24}... (400 characters)"),
+    ("greedy:follow=" + "9" * 5000, 15, f"`follow` of `greedy` must be at most 100, not {'9' * 24}... (5000 characters)"),
+    ("mcts:follow=" + "0" * 5000 + "100", 13, None),  # leading zeros: a value of 100, not a long number
+    (",".join(["random"] * 17), 113, "a specification names at most 16 agents, one per seat"),
 ])
 def test_a_bad_agent_spec_is_positioned_on_the_option(text, col, message):
+    """A value is reported at its own place; a value past its ceiling (docs/agents.md, "Ceilings")
+    says the ceiling, and thousands of digits are refused without being converted."""
+    if message is None:
+        assert parse_agents(text, "--bots")[0].params == {"follow": 100}
+        return
     with pytest.raises(AgentSpecError) as info:
         parse_agents(text, "--bots")
     d = info.value.diagnostics[0]
     assert (d.path, d.line, d.col, d.message) == ("--bots", 1, col, message)
+
+
+def test_a_long_bad_agent_spec_reports_its_first_mistakes_only():
+    """A specification read from a file may be megabytes of mistakes: the first twenty are shown."""
+    with pytest.raises(AgentSpecError) as info:
+        parse_agents("mcts:" + ",".join(["iteratons=4"] * 100_000))
+    assert len(info.value.diagnostics) == 20
 
 
 def test_cli_reports_a_bad_agent_without_a_traceback(capsys):
@@ -162,7 +186,7 @@ def test_tournament_command_prints_a_table_and_json(tmp_path, capsys):
     pair = data["pairs"][0]
     assert pair["games"] == 4 and pair["a_wins"] + pair["b_wins"] + pair["shared"] + pair["unfinished"] == 4
     assert main(["tournament", str(ROOT / "rulesets" / "duel.lf"), "--bots", "mcts:c=x,random"]) == 2
-    assert "--bots:1:6: `c` of `mcts` takes a number, not `x`" in capsys.readouterr().err
+    assert "--bots:1:8: `c` of `mcts` takes a number, not `x`" in capsys.readouterr().err
 
 
 def test_mcts_with_a_time_budget_searches_and_chooses_a_legal_option():

@@ -38,9 +38,9 @@ CANARY = "lfdsl-canary-5c1e0b7d"
 POSITIONED = re.compile(r"^[^:\s][^:]*:\d+:\d+: ")
 
 
-def _limits(cpu: float):
+def _limits(cpu: float, memory: int):
     resource.setrlimit(resource.RLIMIT_CPU, (int(cpu) + 2, int(cpu) + 3))
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
 
 @functools.cache
@@ -62,10 +62,10 @@ WITHOUT = ("import sys\nfor m in sys.argv[1].split(','): sys.modules[m] = None\n
            "from interpreter.cli import main\nsys.exit(main(sys.argv[2:]))")
 
 
-def lfdsl(*argv, cwd=None, limit=None, without=()) -> tuple[int | None, str, str, float]:
+def lfdsl(*argv, cwd=None, limit=None, without=(), memory=MEMORY_LIMIT) -> tuple[int | None, str, str, float]:
     """Run `python -m interpreter.cli ARGV`, with the modules `without` unimportable; returns (exit
     code or None on a hang, stdout, stderr, CPU seconds of the child). Standard input is a pipe
-    nobody writes to and nobody closes."""
+    nobody writes to and nobody closes; `memory` bounds the child's address space."""
     limit = cpu_limit() if limit is None else limit  # worked out here, never in the child
     env = dict(os.environ, LFDSL_CANARY=CANARY, PYTHONPATH=str(ROOT))
     entry = ["-c", WITHOUT, ",".join(without)] if without else ["-m", "interpreter.cli"]
@@ -74,7 +74,7 @@ def lfdsl(*argv, cwd=None, limit=None, without=()) -> tuple[int | None, str, str
     try:
         proc = subprocess.Popen([sys.executable, *entry, *argv], cwd=cwd or ROOT,
                                 stdin=quiet_in, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, preexec_fn=functools.partial(_limits, limit))
+                                env=env, preexec_fn=functools.partial(_limits, limit, memory))
         try:
             out, err = proc.communicate(timeout=WALL_TIMEOUT)
             code = proc.returncode
