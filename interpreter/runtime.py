@@ -17,9 +17,9 @@ from .chance import ChanceError, ChanceEvent, checked
 from .compiler import SUSPEND, RuleError, piece_key
 from .state import Frame, GameState, Zones
 
-# What firing one trigger costs, besides the steps of its body. Pushing, starting and ending a body
-# costs about what eight plain statements do (a trigger firing itself took 4.1 us per step charged
-# one step, a loop of `move`s 0.5 us), so a trigger that fires itself meets the step budget after
+# What setting off one trigger costs, besides the steps of its body. Pushing, starting and ending a body
+# costs about what eight plain statements do (a trigger setting itself off took 4.1 us per step charged
+# one step, a loop of `move`s 0.5 us), so a trigger that sets itself off meets the step budget after
 # about as much work as an endless loop of plain statements (docs/language.md, "game").
 TRIGGER_STEPS = 8
 # Taking a card out of a pile other than from its top, or putting it under a pile, shifts the list of
@@ -724,7 +724,7 @@ class Run:
         st.steps += TRIGGER_STEPS * len(names)
         if st.steps > self.step_budget:
             raise RuleError(f"more than {self.step_budget} steps without a decision: the triggers `on {key[0]} "
-                            f"{key[1]}` keep firing", None, "a trigger's body causes an event that fires it "
+                            f"{key[1]}` keep going off", None, "a trigger's body causes an event that sets it off "
                             "again, directly or through other triggers")
         for name in reversed(names):
             proc = self.procs[name]

@@ -65,7 +65,7 @@ CASES = [
     ("--view", ["run", DUEL, "--view", "P3"], "--view takes a player from P1 to P2"),
     ("--view", ["run", DUEL, "--view", "P" + HUGE], "--view takes a player from P1 to P2"),
     ("--bots", ["tournament", DUEL, "--bots", "random"], "a tournament takes 2 to 16 bots, not 1"),
-    ("--bots", ["tournament", DUEL, "--bots", ",".join(["first"] * 17)], "a tournament takes 2 to 16 bots, not 17"),
+    ("--bots", ["tournament", DUEL, "--bots", ",".join(["first"] * 17)], "a specification names at most 16 agents"),
     ("--agents", ["run", DUEL, "--agents", "first,first,first"], "3 agents for 2 players"),
     ("--agents", ["simulate", DUEL, "--agents", "human"], "`human` is a person at the table"),
     # `play` fails before its table opens (a test has no terminal for Textual)
