@@ -159,6 +159,23 @@ class Analysis:
         return getattr(decl, "span", None) if decl is not None else None
 
 
+# Characters Markdown reads as markup (emphasis, links, HTML, headings, tables, code): a ruleset's
+# comments and paths are shown in a hover as written, never as markup of the editor's.
+_MARKDOWN = re.compile(r"([\\`*_\[\]<>|~&!#])")
+_LINE_START = re.compile(r"^(\s*)([-+=]|\d+[.)])", re.M)
+
+
+def markdown_text(text: str) -> str:
+    """`text` escaped so that a Markdown renderer shows it as it is."""
+    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), _MARKDOWN.sub(r"\\\1", text))
+
+
+def markdown_code(line: str) -> str:
+    """A fenced block holding `line` as it is: the fence is longer than any run of backticks in it."""
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", line)), default=0))
+    return f"{fence}lfdsl\n{line}\n{fence}\n"
+
+
 def _doc_comment(path: str, line: int, text_of) -> list[str]:
     """The `#` comment lines written just above line `line` (1-based) of a file."""
     lines = text_of(path).splitlines()
@@ -629,7 +646,8 @@ def build_server() -> Server:
         line = source[span.line - 1].strip() if span.line <= len(source) else b.name
         doc = _doc_comment(target, span.line, documents.text_of)
         where = f"{os.path.relpath(target)}:{span.line}"
-        body = f"```lfdsl\n{line}\n```\n" + ("\n".join(doc) + "\n\n" if doc else "") + f"{b.kind}, {where}"
+        body = (markdown_code(line) + ("\n".join(markdown_text(d) for d in doc) + "\n\n" if doc else "")
+                + f"{b.kind}, {markdown_text(where)}")
         return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, body))
 
     @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["."]))

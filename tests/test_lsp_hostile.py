@@ -204,3 +204,24 @@ def test_frames_read_each_message_and_refuse_what_is_over_the_limit_in_chunks():
         end = Frames(reader(bad, [])).next()
         assert isinstance(end, End) and end.code == EXIT_BAD_INPUT and said in end.message
     assert Frames(reader(b"", [])).next().message is None
+
+
+def test_a_hover_shows_the_rulesets_comment_and_line_as_text_not_markdown(tmp_path):
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "lfdsl.toml").write_text("")
+    path = tmp_path / "tiny.lf"
+    hostile = RULES.replace("doubel(1)", "double(1)").replace(
+        "# Twice a number: the bonus of the rules.", "# <img src=x onerror=alert(1)> [click](https://example.com) **b**")
+    assert hostile != RULES.replace("doubel(1)", "double(1)")
+    c = started()
+    uri = opened(c, path, hostile)
+    line = hostile.splitlines()[8]
+    hover = c.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                             "position": {"line": 8, "character": line.index("double(") + 2}})
+    text = hover["contents"]["value"]
+    assert "\\<img src=x onerror=alert(1)\\> \\[click\\](https://example.com) \\*\\*b\\*\\*" in text
+    assert "<img" not in text.replace("\\<img", "") and "[click]" not in text
+    assert "```lfdsl\ndef double(n) = n * 2\n```" in text
+    c.close()
+    assert c.wait() == 0
+    clean(c)
