@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, suggest
+from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, suggest, visible
 from rulesdsl.files import NUL_REFUSED
 from rulesdsl.limits import MAX_ROUND_LIMIT
 
@@ -118,9 +118,10 @@ def cmd_check(args) -> int:
     engine = _load(args)
     m = engine.model
     routines = sum(1 for a in m.actions.values() if a.routine)
-    print(f"{args.ruleset}: ok: {m.game.name}, {player_range(m.game.min_players, m.game.max_players)}, "
-          f"{count_of(len(engine.cards.defs), 'card definition')}, {count_of(len(m.actions) - routines, 'action')}, "
-          f"{count_of(routines, 'routine')}, {count_of(len(m.round.phases), 'phase')}")
+    print(visible(f"{args.ruleset}: ok: {m.game.name}, {player_range(m.game.min_players, m.game.max_players)}, "
+                  f"{count_of(len(engine.cards.defs), 'card definition')}, "
+                  f"{count_of(len(m.actions) - routines, 'action')}, {count_of(routines, 'routine')}, "
+                  f"{count_of(len(m.round.phases), 'phase')}"))
     return EXIT_OK
 
 
@@ -183,7 +184,7 @@ def cmd_run(args) -> int:
             f.close()
     if args.quiet:
         for line in result_lines(st.result):
-            print(line)
+            print(visible(line))
     print(f"{st.decisions} decisions, {st.round} rounds")
     return EXIT_OK
 
@@ -497,11 +498,11 @@ def cmd_tournament(args) -> int:
     bots = [s.text for s in specs]
     _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
     from .lab.tournament import table, tournament
-    print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, seeds from {args.seed}, "
-          f"seats alternated")
+    print(visible(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, "
+                  f"seeds from {args.seed}, seats alternated"))
     results = tournament(engine, bots, args.games, players, args.seed)
     for line in table(results):
-        print(line)
+        print(visible(line))
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as f:
@@ -530,8 +531,8 @@ def cmd_fit_eval(args) -> int:
                          "there is nothing to weigh")
     _, _, show = _lab()
     from .lab import evalfit
-    print(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents {args.agents}, "
-          f"seeds from {args.seed}, a position every {count_of(args.every, 'decision')}")
+    print(visible(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} with agents "
+                  f"{args.agents}, seeds from {args.seed}, a position every {count_of(args.every, 'decision')}"))
     with show.progress(show.console(stderr=True)) as bar:
         task = bar.add_task("games", total=args.games)
         rows, finished = evalfit.collect(engine, args.agents, players, args.games, args.seed, args.every,
@@ -879,13 +880,13 @@ def run_command(func, args) -> int:
         print(f"lfdsl: {summary(exc.diagnostics)} ({exc.step})", file=sys.stderr)
         return EXIT_STATIC
     except UsageError as exc:
-        print(f"lfdsl: {exc}", file=sys.stderr)
+        print(visible(f"lfdsl: {exc}"), file=sys.stderr)
         return EXIT_STATIC
     except AgentFailure as exc:
-        print(f"lfdsl: {exc}", file=sys.stderr)
+        print(visible(f"lfdsl: {exc}"), file=sys.stderr)
         return EXIT_RUNTIME
     except Incomplete as exc:
-        print(f"lfdsl: {exc}", file=sys.stderr)
+        print(visible(f"lfdsl: {exc}"), file=sys.stderr)
         return EXIT_INCOMPLETE
     except InternalError as exc:
         print(f"{exc}", file=sys.stderr)

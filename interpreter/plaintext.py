@@ -10,24 +10,10 @@ reaches the terminal. Only the lab and the table import this module (Rich is in 
 """
 from __future__ import annotations
 
-import re
-
 from rich.console import Console
 from rich.text import Text
 
-# C0 and C1 controls but the line break and the tab, and the bidirectional overrides and isolates,
-# which reorder what follows them on the screen.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _escape(match) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text) -> str:
-    """`text` with its control characters written as escapes, the rest as it is."""
-    return _CONTROL.sub(_escape, str(text))
+from rulesdsl.errors import visible
 
 
 def plain(text, style: str = "") -> Text:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+from rulesdsl.errors import visible
+
 
 class JsonLinesSink:
     """Writes one JSON object per event, keys in a fixed order."""
@@ -125,4 +127,4 @@ class TextSink:
 
     def __call__(self, event: dict):
         for line in render(event, self.full_state):
-            self.write(line)
+            self.write(visible(line))

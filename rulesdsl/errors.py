@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import difflib
 
+import re
+
 import attrs
 
 
@@ -34,16 +36,19 @@ class Diagnostic:
         the span underlined (a single caret when it goes on to another line), and the hint."""
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
         label = "warning: " if self.severity == "warning" else ""
-        out = [f"{where}: {label}{self.message}"]
+        out = [visible(f"{where}: {label}{self.message}")]
         if self.source_line is not None:
             line = self.source_line.rstrip("\n")
             start = max(self.col - 1, 0)
             text, caret, room = _window(line, start)
             width = max(1, min(self.width(len(line)), room))
-            out.append("    " + text)
-            out.append("    " + " " * caret + "^" * width)
+            # an escaped control character takes several columns: the caret moves with it
+            shown_caret = len(visible(text[:caret]))
+            shown_width = max(1, len(visible(text[caret:caret + width])))
+            out.append("    " + visible(text))
+            out.append("    " + " " * shown_caret + "^" * shown_width)
         if self.hint:
-            out.append(f"    hint: {self.hint}")
+            out.append(visible(f"    hint: {self.hint}"))
         return "\n".join(out)
 
     def width(self, line_length: int) -> int:
@@ -54,6 +59,21 @@ class Diagnostic:
 
 
 SHOWN = 240  # the longest source line shown whole; a longer one is cut around the column
+
+# C0 and C1 controls but the line break and the tab, and the bidirectional overrides and isolates,
+# which reorder what follows them on the screen: a file's text that reaches a terminal shows them as
+# escapes (`\\x1b`), so that no terminal sequence hidden in a name or a line is ever played.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text) -> str:
+    """`text` with its control characters written as escapes, the rest as it is."""
+    return _CONTROL.sub(_escape, str(text))
 
 
 def _window(line: str, pos: int) -> tuple[str, int, int]:

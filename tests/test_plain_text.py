@@ -154,3 +154,32 @@ def test_a_failure_inside_the_table_is_an_internal_error_not_a_success(monkeypat
     err = capsys.readouterr().err
     assert "lfdsl: internal error (RuntimeError: a fault of the table)" in err
     assert "Traceback" not in err
+
+
+def test_the_plain_commands_never_write_a_control_character_of_the_ruleset(tmp_path, capsys):
+    """`run`'s log, `check`'s line, a tournament's header and an error's source line print a card's
+    terminal sequence as escapes, the caret still under the mistake."""
+    rules = hostile(tmp_path)
+    text = rules.read_text().replace('"cards.toml"', '"cards.toml"  # \x1b[2J', 1)
+    rules.write_text(text)
+    assert main(["check", str(rules)]) == 0
+    assert main(["run", str(rules), "--agents", "random", "--seed", "3"]) == 0
+    assert main(["tournament", str(rules), "--bots", "first,random", "--games", "2"]) == 0
+    bad = rules.parent / "bad.lf"
+    bad.write_text(text.replace("move c to p.taken", "move c to p.takne  # \x1b[31m"))
+    assert main(["check", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    for stream in (out, err):
+        assert "\x1b" not in stream and "\x9b" not in stream
+    assert "\\x1b]8;;https://example.com\\x1b\\y" in out
+    shown = next(line for line in err.splitlines() if "p.takne" in line)
+    caret = err.splitlines()[err.splitlines().index(shown) + 1]
+    assert shown[caret.index("^"):].startswith("p.takne")
+
+
+def test_an_escaped_control_character_before_the_mistake_moves_the_caret_with_it():
+    from rulesdsl.errors import Diagnostic
+    text = Diagnostic("f.lf", 1, 5, "no `bad`", "a \x1b hint", "a\x1bb bad c", 1, 8).render()
+    assert "\x1b" not in text
+    assert text.splitlines() == ["f.lf:1:5: no `bad`", "    a\\x1bb bad c", "           ^^^",
+                                 "    hint: a \\x1b hint"]
