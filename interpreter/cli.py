@@ -22,7 +22,7 @@ from .agents import make_agents, play
 from .engine import Engine, GameError, InternalError, LimitError
 from .extras import install_hint, missing_extra
 from .options import OptionError
-from .params import ParamError, Typed
+from .params import ParamError, Typed, resolve_params
 from .scenario import run_scenario
 from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
@@ -166,7 +166,7 @@ def cmd_run(args) -> int:
         for s in sinks:
             s(event)
     try:
-        print(f"{engine.model.game.name}: {count_of(players, 'player')}, seed {args.seed}, agents {args.agents}")
+        print(visible(f"{engine.model.game.name}: {count_of(players, 'player')}, seed {args.seed}, agents {args.agents}"))
         st = engine.new_game(players, args.seed, sink=sink)
         try:
             play(engine, st, agents, sink)
@@ -195,11 +195,12 @@ def _lab():
     return figures, games, show
 
 
-def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list[str]]:
-    """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`: the parameter and its values, as typed,
-    each knowing its place in `text` (a value the parameter cannot take is reported there)."""
+def _sweep_values(text: str, engine, option: str = "--sweep", n: int = 1) -> tuple[str, list[str]]:
+    """`NAME=LO..HI` (whole numbers) or `NAME=V1,V2,...`, the `n`-th `option`: the parameter and its
+    values, as typed, each knowing its place in `text` (a value the parameter cannot take is
+    reported there)."""
     def bad(col, message, hint=None):
-        raise ParamError([Diagnostic(option, 1, col, message, hint, text)])
+        raise ParamError([Diagnostic(option, n, col, message, hint, text)])
     if "=" not in text:
         bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
@@ -220,14 +221,14 @@ def _sweep_values(text: str, engine, option: str = "--sweep") -> tuple[str, list
             bad(start, f"the range {spec} is empty", f"write `{name}={hi}..{lo}`")
         if hi - lo >= opt.MAX_VALUES:
             bad(start, f"the range {spec} has {hi - lo + 1:,} values; a sweep takes at most {opt.MAX_VALUES}")
-        return name, [Typed(str(v), option, 1, text, start) for v in range(lo, hi + 1)]
+        return name, [Typed(str(v), option, n, text, start) for v in range(lo, hi + 1)]
     values, col = [], start
     for value in spec.split(","):
         if not value:
             bad(col, "a value of the sweep is empty", "write `name=LO..HI` or `name=V1,V2,...`")
         if len(values) == opt.MAX_VALUES:
             bad(col, f"a sweep takes at most {opt.MAX_VALUES} values")
-        values.append(Typed(value, option, 1, text, col))
+        values.append(Typed(value, option, n, text, col))
         col += len(value) + 1
     return name, values
 
@@ -305,19 +306,20 @@ def cmd_tune(args) -> int:
         raise opt.at("--target", args.target, f"no game lasts more than {MAX_ROUND_LIMIT:,} rounds (the engine's "
                      "ceiling), so the target cannot be met")
     space = {}
-    for text in args.param:
-        name, values = _sweep_values(text, engine, "--param")
+    for n, text in enumerate(args.param, 1):
+        name, values = _sweep_values(text, engine, "--param", n)
         if name in space:
-            raise ParamError([Diagnostic("--param", 1, 1, f"`{name}` is given twice", None, text)])
+            raise ParamError([Diagnostic("--param", n, 1, f"`{name}` is given twice", None, text)])
+        for v in values:  # every value a trial may take is checked before any game, at its place
+            resolve_params(engine.model, {**_params(args.set), name: v})
+        for v in dict.fromkeys((values[0], values[-1])):  # and the ends build a game
+            _load(args, {name: v})
         ranged = re.fullmatch(r"[^=]+=-?[0-9]+\.\.-?[0-9]+", text)
         space[name] = (int(values[0]), int(values[-1])) if ranged else values
     players = _players_for(engine, args.players)
     _check_counts(args, confirmation=True)
     _agents_for(args.agents, players, args.seed, engine)
     fixed = _params(args.set)
-    for name, values in space.items():  # every value a trial may take is checked before any game
-        for v in ([str(values[0]), str(values[1])] if isinstance(values, tuple) else values):
-            _load(args, {name: v})
     figures, games, show = _lab()
     err = show.console(stderr=True)
 
@@ -567,14 +569,14 @@ def cmd_explain(args) -> int:
     print("# layers, lowest first")
     for i, layer in enumerate(program.layers, 1):
         below = f"  (extends {layer.extends})" if layer.extends else ""
-        print(f"# {i}. {layer.path}{below}")
+        print(visible(f"# {i}. {layer.path}{below}"))
         if layer.extends is None:
             print(f"#      {len(layer.changes)} declarations")
             continue
         for c in layer.changes:
             name = f" {c.name}" if c.name else ""
             detail = f": {c.detail}" if c.detail else ""
-            print(f"#      {c.action} {c.what}{name}{detail}  ({c.span.path}:{c.span.line})")
+            print(visible(f"#      {c.action} {c.what}{name}{detail}  ({c.span.path}:{c.span.line})"))
     print("#")
     print("# the effective ruleset")
     print()

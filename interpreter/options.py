@@ -55,9 +55,9 @@ def whole(text: str, lo: int, hi: int) -> int:
     bounds' own digits."""
     if not _WHOLE.fullmatch(text):
         raise BoundError(f"takes a whole number, not {shown(text)}")
-    digits = text.lstrip("-").lstrip("0")
+    digits = text.lstrip("-").lstrip("0") or "0"
     if len(digits) <= max(len(str(abs(lo))), len(str(abs(hi)))):
-        value = int(text)
+        value = -int(digits) if text.startswith("-") else int(digits)
     else:  # past both bounds in size: only its side matters
         value = lo - 1 if text.startswith("-") else hi + 1
     if value < lo:
@@ -75,7 +75,6 @@ def number(option: str, lo: int, hi: int):
             return whole(text, lo, hi)
         except BoundError as exc:
             raise at(option, text, f"{option} {exc}") from None
-    read.__name__ = f"{option} value"
     return read
 
 

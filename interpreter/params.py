@@ -75,7 +75,7 @@ class ParamValue:
         """The value as it was written."""
         v = self.value
         if not self.typed_source:
-            return f"`{v}`" if len(v) <= SHOWN else shown(v)
+            return f"`{v}`" if len(str(v)) <= SHOWN else shown(str(v))
         if isinstance(v, bool):
             return "true" if v else "false"
         return f'"{v}"' if isinstance(v, str) else str(v)

@@ -153,3 +153,14 @@ def test_tune_takes_any_seed_of_the_command_line():
     assert len(result["trials"]) == 2
     assert tune.search({"n": (1, 3)}, ("seats", None), 2, 2 ** 32 + 5, simulate)["trials"] == \
         tune.search({"n": (1, 3)}, ("seats", None), 2, 5, simulate)["trials"]
+
+
+def test_leading_zeros_do_not_make_a_small_number_huge():
+    """Thousands of leading zeros are a number's padding, not its size: the value is read, and
+    a number past the bounds is still refused without converting every digit."""
+    from interpreter.options import BoundError, whole
+    assert whole("0" * 5000 + "5", 1, 10) == 5
+    assert whole("-" + "0" * 5000 + "5", -10, 10) == -5
+    assert whole("-0", -1, 1) == 0
+    with pytest.raises(BoundError, match="at most 10"):
+        whole("0" * 5000 + "11", 1, 10)

@@ -157,10 +157,10 @@ def test_a_failure_inside_the_table_is_an_internal_error_not_a_success(monkeypat
 
 
 def test_the_plain_commands_never_write_a_control_character_of_the_ruleset(tmp_path, capsys):
-    """`run`'s log, `check`'s line, a tournament's header and an error's source line print a card's
+    """`run`'s log and header, `check`'s line, a tournament's header and an error's source line print a card's
     terminal sequence as escapes, the caret still under the mistake."""
     rules = hostile(tmp_path)
-    text = rules.read_text().replace('"cards.toml"', '"cards.toml"  # \x1b[2J', 1)
+    text = rules.read_text().replace('"cards.toml"', '"cards.toml"  # \x1b[2J', 1).replace('game "', 'game "\x1b[2J', 1)
     rules.write_text(text)
     assert main(["check", str(rules)]) == 0
     assert main(["run", str(rules), "--agents", "random", "--seed", "3"]) == 0

@@ -295,3 +295,14 @@ def test_a_target_tune_does_not_know_is_said_with_the_known_ones(capsys):
     assert main(["tune", str(COINS), "--param", "goal=2..4", "--target", "shortest games"]) == 2
     err = capsys.readouterr().err
     assert "--target:1:1: no target `shortest games`" in err and "`median rounds N`" in err
+
+
+def test_every_value_tune_may_try_is_checked_at_its_place_before_any_game(capsys):
+    # the middle value, which neither end shows, is refused where it was typed
+    assert main(["tune", str(COINS), "--param", "goal=3,x,5", "--target", "median rounds 3"]) == 2
+    err = capsys.readouterr().err
+    assert "--param:1:8: `goal` takes a whole number" in err and "Trial" not in err
+    # the second `--param` is counted as the second
+    assert main(["tune", str(COINS), "--param", "goal=3..4", "--param", "goal=5,6",
+                 "--target", "median rounds 3"]) == 2
+    assert "--param:2:1: `goal` is given twice" in capsys.readouterr().err
