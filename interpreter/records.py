@@ -13,7 +13,7 @@ import json
 import os
 import re
 
-from rulesdsl.errors import Diagnostic, LanguageError
+from rulesdsl.errors import Diagnostic, LanguageError, visible
 from rulesdsl.files import FileRefused, Project, check_name, check_readable, named_path
 from rulesdsl.limits import MAX_INT, MIN_INT
 
@@ -31,7 +31,6 @@ _PIECE = 1 << 16
 _LONG_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9]{%d,}' % (MAX_DIGITS + 1), re.S)
 _SCALAR = re.compile(r'[^\s\[\]{},:"]+')
 _SPACE = re.compile(r"[ \t\r\n]*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class _LongNumber(Exception):
@@ -118,8 +117,9 @@ def locate(text: str, keys) -> tuple[int, int]:
 
 
 def shown(text: str) -> str:
-    """A name read from a file, safe to print: control characters (a terminal's escapes) as `?`."""
-    return _CONTROL.sub("?", text)
+    """A name read from a file, safe to print: control characters (a terminal's escapes) written as
+    escapes, as every error's text is (errors.visible)."""
+    return visible(text)
 
 
 class Doc:

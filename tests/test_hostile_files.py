@@ -301,6 +301,7 @@ def test_a_trace_and_a_save_that_are_not_utf8(tmp_path):
     ({"history": [0] * 50}, None, "the game ended before decision"),
     ({"format": "lfdsl saved game 0"}, '"format"', "not a saved game of this version of lfdsl"),
     ({"extra": 1}, '"extra"', "a saved game has no field `extra`"),
+    ({"e\x1b[2Jx": 1}, '"e', "a saved game has no field `e\\x1b[2Jx`"),  # escaped as every error is
 ], ids=lambda v: str(v)[:40])
 def test_a_save_with_a_missing_or_mistyped_field(tmp_path, change, at, message):
     save = _edited_save(_save(tmp_path), **change)
