@@ -377,10 +377,15 @@ class Documents:
         self.waiting[uri] = asyncio.ensure_future(self._later(uri))
 
     def closed(self, uri: str) -> None:
-        """The document was closed: forget it."""
+        """The document was closed: forget it, and clear what was published for it (an editor
+        keeps a closed file's last diagnostics otherwise, though nothing checks it any more)."""
         old = self.waiting.pop(uri, None)
         if old is not None:
             old.cancel()
+        mine = path_of(uri)
+        for target in sorted(self.published.get(uri, set())):
+            self.server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+                uri if target == mine else uri_of(target), []))
         for table in (self.latest, self.done, self.published, self.running):
             table.pop(uri, None)
 

@@ -216,3 +216,16 @@ def test_the_textmate_grammar_knows_every_word_and_built_in():
     assert declared.match("def double").group(2) == "double"
     package = json.loads((ROOT / "editors" / "vscode" / "package.json").read_text())
     assert package["contributes"]["grammars"][0]["scopeName"] == grammar["scopeName"]
+
+
+def test_closing_a_document_clears_its_diagnostics(tmp_path, client):
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "lfdsl.toml").write_text("")
+    path = tmp_path / "tiny.lf"
+    path.write_text(RULES)
+    uri = f"file://{path}"
+    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
+                                                          "text": RULES}}, request=False)
+    assert len(client.diagnostics_for(uri)) == 1
+    client.send("textDocument/didClose", {"textDocument": {"uri": uri}}, request=False)
+    assert client.diagnostics_for(uri) == []
