@@ -87,7 +87,7 @@ def test_losing_every_worker_keeps_the_games_played_and_names_the_lost_seeds(clu
     assert f"lfdsl: {len(lost)} games of 200 lost with the cluster (the cluster had no worker left for 1 s): seeds " in err
     assert "Traceback" not in err and "internal error" not in err
     assert "lost with the cluster" in out and "Win rate per seat" in out
-    assert "lost with the cluster" in page and "<svg" in page
+    assert f"<tr><td class=\"l\">lost with the cluster</td><td>{len(lost)}</td></tr>" in page and "<svg" in page
 
 
 def test_workers_that_come_back_play_the_games_left(cluster, tmp_path, monkeypatch, capsys):

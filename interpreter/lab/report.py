@@ -149,8 +149,9 @@ def _plots(parts: list[str]) -> str:
 
 # ---- the pages -------------------------------------------------------------------------------
 def _summary_rows(f: dict) -> list:
+    lost = [["lost with the cluster", f["lost"]]] if f.get("lost") else []  # as the terminal's table says
     return [["games", f["games"]], ["finished", f["finished"]], ["stopped by a limit", f["stopped_by_limit"]],
-            ["stopped by an error", f["errors"]], ["ties", f["ties"]],
+            ["stopped by an error", f["errors"]], *lost, ["ties", f["ties"]],
             ["rounds: median (p10-p90)", "-" if f["rounds"]["median"] is None else
              f"{f['rounds']['median']:g} ({f['rounds']['p10']:g}-{f['rounds']['p90']:g})"],
             ["decisions: median", "-" if f["decisions"]["median"] is None else f"{f['decisions']['median']:g}"]]
