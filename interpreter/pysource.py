@@ -25,7 +25,8 @@ from rulesdsl.checker import INT, PLAYER
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key, set_sizes
+from .compiler import Compiler, block_in, set_sizes
+from .primitives import RuleError, bounded, charge, piece_key
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}

@@ -14,7 +14,7 @@ from rulesdsl.limits import MAX_CARDS, MAX_DEF_DEPTH, MAX_GAME_STEPS, MAX_INT, M
 
 from . import present
 from .chance import ChanceError, ChanceEvent, checked
-from .compiler import SUSPEND, RuleError, piece_key
+from .primitives import SUSPEND, RuleError, piece_key
 from .state import Frame, GameState, Zones
 
 # What setting off one trigger costs, besides the steps of its body. Pushing, starting and ending a body
