@@ -24,6 +24,16 @@ class RuleError(Exception):
         self.hint = hint
 
 
+class OverBudget(RuleError):
+    """The run went over its step budget. `what` names the work that met it and `cost` its steps,
+    so that the run loop can word the error again once it knows what the whole instruction cost."""
+
+    def __init__(self, message: str, span, hint, what: str | None, cost: int):
+        super().__init__(message, span, hint)
+        self.what = what
+        self.cost = cost
+
+
 def bounded(v, span):
     """`v` itself, if it is not an integer outside the engine's range; a RuleError otherwise."""
     if type(v) is int and not MIN_INT <= v <= MAX_INT:
@@ -32,7 +42,10 @@ def bounded(v, span):
 
 
 def charge(rt, n: int, span, what: str):
-    """Charge `n` steps of work done inside an expression (a long range, a long list) to the budget."""
+    """Charge `n` steps of work to the budget: the one charge besides the run loop's step per
+    instruction. `what` names the work (a long list or range, a walk through a collection, a call,
+    a shuffle, triggers set off...) for the error when the budget runs out, which the run words by
+    what used the steps up (see `Run.over_budget`)."""
     st = rt.st if rt is not None else None
     if st is None:  # evaluated before any game: parameters and static data
         if n > MAX_STEP_BUDGET:
@@ -40,7 +53,7 @@ def charge(rt, n: int, span, what: str):
         return
     st.steps += n
     if st.steps > rt.step_budget:
-        raise RuleError(f"{what}: more than the step budget ({rt.step_budget:,}) allows", span)
+        raise rt.over_budget(n, span, what)
 
 
 def piece_key(v) -> str:

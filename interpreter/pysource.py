@@ -43,9 +43,9 @@ def _charged(rt, xs, span, what=_WALK):
     if st is None:  # before any game: `charge` checks the engine's own ceiling
         charge(rt, len(xs), span, what)
         return xs
-    st.steps += len(xs)  # the budget's check, inline (a call less); `charge` words the error
+    st.steps += len(xs)  # `charge`, inline (a call less); the run words the error
     if st.steps > rt.step_budget:
-        charge(rt, 0, span, what)
+        raise rt.over_budget(len(xs), span, what)
     return xs
 
 

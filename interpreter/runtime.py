@@ -14,7 +14,7 @@ from rulesdsl.limits import MAX_CARDS, MAX_DEF_DEPTH, MAX_GAME_STEPS, MAX_INT, M
 
 from . import present
 from .chance import ChanceError, ChanceEvent, checked
-from .primitives import SUSPEND, RuleError, piece_key
+from .primitives import SUSPEND, OverBudget, RuleError, charge, piece_key
 from .state import Frame, GameState, Zones
 
 # What setting off one trigger costs, besides the steps of its body. Pushing, starting and ending a body
@@ -26,6 +26,9 @@ TRIGGER_STEPS = 8
 # the pile: a step per this many cards (shifting 512 costs about one plain statement), so that
 # moves in a pile of a million cards stop at the budget as a loop would. No shipped pile is as long.
 PILE_STEP = 512
+# A rule that loops is told the work it was doing when the budget ran out if that work cost at least
+# this many steps (see Run.over_budget): then it is most of what each turn of the loop costs.
+NAMED_WORK = 100
 
 class GameError(Exception):
     """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
@@ -157,6 +160,7 @@ class Run:
         budget = self.step_budget
         stack = st.stack
         proc, pc, in_flow, fr = None, 0, False, None
+        steps = st.steps  # the steps counted when the running instruction started, less one
         try:
             while st.pending is None and st.result is None:
                 if not stack:
@@ -181,14 +185,20 @@ class Run:
                             self.check_thresholds()
                         break
                     fr.pc = pc + 1
-                    st.steps += 1
-                    if st.steps > budget:
-                        raise RuleError(f"more than {budget} steps without a decision in "
-                                        f"{self._where(proc)}: a rule loops", proc.spans[pc])
+                    steps = st.steps + 1
+                    st.steps = steps
+                    if steps > budget:
+                        raise self.over_budget(1, proc.spans[pc], None, fr)
                     if code[pc](self, fr) is SUSPEND:
                         return
                     if not stack or stack[-1] is not fr or st.result is not None:
                         break
+        except OverBudget as exc:
+            # Worded again with the steps of the whole instruction, which the work that met the
+            # budget inside it does not know (see over_budget).
+            pc = self._failed_at(fr, pc)
+            exc = self.over_budget(exc.cost, exc.span, exc.what, None if in_flow else fr, st.steps - steps + 1)
+            raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, exc.hint) from None
         except RuleError as exc:
             pc = self._failed_at(fr, pc)
             hint = exc.hint or ("check the loop's exit condition" if exc.message.startswith("more than") else None)
@@ -233,6 +243,41 @@ class Run:
     def _where(self, proc) -> str:
         return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
                 "setup": "setup", "trigger": f"`{proc.name}`"}.get(proc.kind, proc.name)
+
+    def over_budget(self, cost: int, span, what: str | None, running=None, spent: int = 0) -> OverBudget:
+        """The error of a run over its step budget, worded by what used the steps up rather than
+        by the work that happened to meet it (`what`, `cost` steps). Work that took most of the
+        budget in one go (a huge shuffle, a list that doubles, a tree of calls) is named; so is a
+        statement that took most of it (`spent` steps: a whole pile moved card by card). Otherwise
+        the steps went to many statements: triggers setting one another off, when a trigger is
+        running inside itself, or else the running rule repeating (`running`: its frame, by
+        default the top-most frame that has started)."""
+        budget = self.step_budget
+        if what is not None and cost * 2 > budget:
+            return OverBudget(f"{what}: more than the step budget ({budget:,}) allows", span, None, what, cost)
+        if spent * 2 > budget:
+            last = f" (the last: {what})" if what is not None else ""
+            return OverBudget(f"this statement goes over the step budget ({budget:,} steps without a decision) with "
+                              f"{spent:,} steps of its own{last}", span, None, what, cost)
+        frames = [fr for fr in self.st.stack if fr.pc > 0]
+        seen, again = set(), None
+        for fr in frames:
+            if fr.proc.startswith("trigger:"):
+                if fr.proc in seen:
+                    again = fr.proc
+                seen.add(fr.proc)
+        if again is not None:
+            event = next((f"on {k[0]} {k[1]}" for k, names in self.triggers.items() if again in names), "on reach")
+            return OverBudget(f"more than {budget} steps without a decision: the triggers `{event}` keep going off",
+                              span, "a trigger's body causes an event that sets it off again, directly or through "
+                              "other triggers", what, cost)
+        running = running or (frames[-1] if frames else None)
+        if running is None:  # no rule running: the game's flow (a phase starting, the victory)
+            return OverBudget(f"more than {budget} steps without a decision: {what or 'the game flow'}", span, None,
+                              what, cost)
+        last = f" (the last: {what})" if what is not None and cost >= NAMED_WORK else ""
+        return OverBudget(f"more than {budget} steps without a decision in {self._where(self.procs[running.proc])}: "
+                          f"a rule loops{last}", span, "check the loop's exit condition", what, cost)
 
     def internal_error(self, span, exc) -> "InternalError":
         """An unexpected failure inside the engine, reported with the rule that was running."""
@@ -533,11 +578,8 @@ class Run:
     def _charge_pile(self, out_of: int, under: int):
         """Charge taking a card out of a pile of `out_of` cards other than from its top, or putting
         one under a pile of `under`: the list is shifted or searched, a step per PILE_STEP cards."""
-        st = self.st
-        st.steps += (out_of + under) // PILE_STEP
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this takes a card out of "
-                            f"or puts it under a pile of {max(out_of, under):,} cards, a step per {PILE_STEP} cards")
+        charge(self, (out_of + under) // PILE_STEP, None,
+               f"shifting a pile of {max(out_of, under):,} cards, a step per {PILE_STEP} cards")
 
     def left(self, card: int, src: str):
         """Run the `on leave` triggers of the zone `src` a card has just left (if it was a zone)."""
@@ -619,18 +661,18 @@ class Run:
         st = self.st
         loc = st.loc
         host = int(key[1:key.index(".")])
-        while True:
-            if host == card:
-                raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
-                                "or of a card in its own slots")
+        up = 0
+        while host != card:
             where = loc[host]
             if where[0] != "#":
-                return
-            st.steps += 1
-            if st.steps > self.step_budget:
-                raise RuleError(f"more than {self.step_budget} steps without a decision: this move goes up a chain "
-                                "of cards held in one another's slots")
+                break
+            up += 1
             host = int(where[1:where.index(".")])
+        if up:  # the walk charged at once, a step a card: it has an end, so the same move meets the budget
+            charge(self, up, None, f"going up a chain of {up:,} cards held in one another's slots")
+        if host == card:
+            raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
+                            "or of a card in its own slots")
 
     def slot_limit(self, key):
         """The most cards a slot holds now (its host's field, on the face it shows), or None."""
@@ -686,9 +728,7 @@ class Run:
         """Move cards one by one; their triggers then run in the order the cards moved. Each card
         is a step, as it would be in a loop of moves."""
         st = self.st
-        st.steps += len(cards)
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this moves {len(cards):,} cards")
+        charge(self, len(cards), None, f"moving {len(cards):,} cards, a step each")
         stack = st.stack
         bounds = [len(stack)]
         for c in cards:
@@ -720,12 +760,7 @@ class Run:
         """Push the trigger bodies registered for an event; they run before the next statement.
         Each body pushed costs TRIGGER_STEPS (see there)."""
         names = self.triggers[key]
-        st = self.st
-        st.steps += TRIGGER_STEPS * len(names)
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: the triggers `on {key[0]} "
-                            f"{key[1]}` keep going off", None, "a trigger's body causes an event that sets it off "
-                            "again, directly or through other triggers")
+        charge(self, TRIGGER_STEPS * len(names), None, "setting off triggers")
         for name in reversed(names):
             proc = self.procs[name]
             env = {p: v for (p, _), v in zip(proc.params, values)}
@@ -761,10 +796,7 @@ class Run:
         the call's chance source gives."""
         st = self.st
         lst = st.zones[key]
-        st.steps += len(lst)  # a step per card, as a loop over the pile
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this shuffles "
-                            f"{len(lst):,} cards, a step each")
+        charge(self, len(lst), None, f"shuffling {len(lst):,} cards, a step each")  # as a loop over the pile
         if st.revealed:  # a shuffled card is no longer known by its place
             for c in lst:
                 st.revealed.pop(c, None)
@@ -885,9 +917,7 @@ class Run:
                 others.setdefault(q, []).append(key)
         if len(others) >= size:
             raise RuleError("every space is occupied: the piece cannot move", span)
-        st.steps += distance  # a long move costs its length in steps
-        if st.steps > self.step_budget:
-            raise RuleError(f"a move of {distance} spaces is more than the step budget", span)
+        charge(self, distance, span, f"a move of {distance:,} spaces")  # a long move costs its length in steps
         jumped, moved, start = [], 0, pos
         for _ in range(distance * size):
             if moved >= distance:
