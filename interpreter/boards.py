@@ -66,7 +66,7 @@ class BoardServices:
                 others.setdefault(q, []).append(key)
         if len(others) >= size:
             raise RuleError("every space is occupied: the piece cannot move", span)
-        charge(self, distance, span, f"a move of {distance:,} spaces")  # a long move costs its length in steps
+        charge(self, distance, span, "a move of {n} spaces")  # a long move costs its length in steps
         jumped, moved, start = [], 0, pos
         for _ in range(distance * size):
             if moved >= distance:

@@ -45,15 +45,17 @@ def charge(rt, n: int, span, what: str):
     """Charge `n` steps of work to the budget: the one charge besides the run loop's step per
     instruction. `what` names the work (a long list or range, a walk through a collection, a call,
     a shuffle, triggers set off...) for the error when the budget runs out, which the run words by
-    what used the steps up (see `Run.over_budget`)."""
+    what used the steps up (see `Run.over_budget`); a `{n}` in it is written as `n` then, so that a
+    charge that fits costs no text."""
     st = rt.st if rt is not None else None
     if st is None:  # evaluated before any game: parameters and static data
         if n > MAX_STEP_BUDGET:
-            raise RuleError(f"{what}: more than the engine allows ({MAX_STEP_BUDGET:,} steps)", span)
+            raise RuleError(f"{what.replace('{n}', f'{n:,}')}: more than the engine allows "
+                            f"({MAX_STEP_BUDGET:,} steps)", span)
         return
     st.steps += n
     if st.steps > rt.step_budget:
-        raise rt.over_budget(n, span, what)
+        raise rt.over_budget(n, span, what.replace("{n}", f"{n:,}"))
 
 
 def piece_key(v) -> str:

@@ -174,7 +174,7 @@ class ZoneServices:
             up += 1
             host = int(where[1:where.index(".")])
         if up:  # the walk charged at once, a step a card: it has an end, so the same move meets the budget
-            charge(self, up, None, f"going up a chain of {up:,} cards held in one another's slots")
+            charge(self, up, None, "going up a chain of {n} cards held in one another's slots")
         if host == card:
             raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
                             "or of a card in its own slots")
@@ -233,7 +233,7 @@ class ZoneServices:
         """Move cards one by one; their triggers then run in the order the cards moved. Each card
         is a step, as it would be in a loop of moves."""
         st = self.st
-        charge(self, len(cards), None, f"moving {len(cards):,} cards, a step each")
+        charge(self, len(cards), None, "moving {n} cards, a step each")
         stack = st.stack
         bounds = [len(stack)]
         for c in cards:
@@ -285,7 +285,7 @@ class ZoneServices:
         the call's chance source gives."""
         st = self.st
         lst = st.zones[key]
-        charge(self, len(lst), None, f"shuffling {len(lst):,} cards, a step each")  # as a loop over the pile
+        charge(self, len(lst), None, "shuffling {n} cards, a step each")  # as a loop over the pile
         if st.revealed:  # a shuffled card is no longer known by its place
             for c in lst:
                 st.revealed.pop(c, None)

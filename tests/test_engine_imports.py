@@ -43,3 +43,12 @@ def test_the_run_does_not_import_the_compiler():
 
 def test_the_primitives_import_nothing_of_the_package():
     assert _imports("primitives") == set()
+
+
+def test_the_run_keeps_its_slots_through_its_parts():
+    """`Run` is composed of its service classes; each declares no slots of its own, so a run has no
+    per-instance dictionary and a compiled rule's `rt.st` stays a slot read."""
+    from interpreter.runtime import Run
+    assert len(Run.__mro__) > 2
+    assert all("__slots__" in vars(cls) for cls in Run.__mro__[:-1])
+    assert not hasattr(Run.__new__(Run), "__dict__")

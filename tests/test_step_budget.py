@@ -114,3 +114,15 @@ round {
 """, 1000)
     assert message == ("round 1: more than 1000 steps without a decision in phase `go`: a rule loops "
                        "(the last: the range 1..300)")
+
+
+def test_a_shuffle_that_takes_most_of_the_budget_is_named_with_its_size(tmp_path):
+    (tmp_path / "tiny.toml").write_text((HOSTILE / "tiny.toml").read_text())
+    path = tmp_path / "shuffle.lf"
+    path.write_text(GAME.format(budget=10000).replace("setup {{ create defs(Token) into a }}", "")
+                    .replace("setup { create defs(Token) into a }", "setup {\n    create first(defs(Token)) times 6000 "
+                             "into a\n    shuffle a\n}") + "round { phase go each p { set n += 1 } }\n")
+    with pytest.raises(GameError) as err:
+        Engine.load(path).new_game(1, 1)
+    assert err.value.diagnostic.message == "shuffling 6,000 cards, a step each: more than the step budget (10,000) allows"
+    assert err.value.diagnostic.line == 8
