@@ -9,7 +9,8 @@ move, a static or computed action, an int to keep in range) rather than testing 
 from __future__ import annotations
 
 from . import ir
-from .compiler import Compiler, Proc, RuleError, bounded, charge
+from .compiler import Compiler, Proc
+from .primitives import RuleError, bounded, charge
 
 
 class ClosureBackend:

@@ -12,36 +12,15 @@ import operator
 import attrs
 
 from rulesdsl import ast as A
-from rulesdsl.limits import MAX_INLINED_NODES, MAX_INT, MAX_STEP_BUDGET, MIN_INT
+from rulesdsl.limits import MAX_INLINED_NODES
 from rulesdsl.checker import ANY, INT, PLAYER, Model
 
 from . import ir
-
-SUSPEND = object()
-
+from .primitives import RuleError, bounded, charge, piece_key
 
 _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge, "+": operator.add, "-": operator.sub,
               "*": operator.mul}
-
-
-def bounded(v, span):
-    """`v` itself, if it is not an integer outside the engine's range; a RuleError otherwise."""
-    if type(v) is int and not MIN_INT <= v <= MAX_INT:
-        raise RuleError("a number went outside the engine's range (-2^63 .. 2^63-1)", span)
-    return v
-
-
-def charge(rt, n: int, span, what: str):
-    """Charge `n` steps of work done inside an expression (a long range, a long list) to the budget."""
-    st = rt.st if rt is not None else None
-    if st is None:  # evaluated before any game: parameters and static data
-        if n > MAX_STEP_BUDGET:
-            raise RuleError(f"{what}: more than the engine allows ({MAX_STEP_BUDGET:,} steps)", span)
-        return
-    st.steps += n
-    if st.steps > rt.step_budget:
-        raise RuleError(f"{what}: more than the step budget ({rt.step_budget:,}) allows", span)
 
 
 def block_in(meta, cells, bw: int, bh: int) -> bool:
@@ -69,22 +48,6 @@ def set_sizes(values) -> list[int]:
             left.pop()
         sizes.append(len(left))
     return sizes
-
-
-def piece_key(v) -> str:
-    """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
-    return f"P{v + 1}" if isinstance(v, int) else v
-
-
-class RuleError(Exception):
-    """A rule failed while running: carries the span of the statement that failed, and a hint
-    when the failure knows one."""
-
-    def __init__(self, message: str, span: A.Span | None = None, hint: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.span = span
-        self.hint = hint
 
 
 class Proc:

@@ -20,7 +20,8 @@ from rulesdsl.errors import CardError, LanguageError, make
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError
+from .compiler import Compiler
+from .primitives import RuleError
 from .pysource import SourceBackend, SourceCompiler
 from .params import resolve_params
 

@@ -25,7 +25,8 @@ from rulesdsl.checker import INT, PLAYER
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key, set_sizes
+from .compiler import Compiler, block_in, set_sizes
+from .primitives import RuleError, bounded, charge, piece_key
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
@@ -42,9 +43,9 @@ def _charged(rt, xs, span, what=_WALK):
     if st is None:  # before any game: `charge` checks the engine's own ceiling
         charge(rt, len(xs), span, what)
         return xs
-    st.steps += len(xs)  # the budget's check, inline (a call less); `charge` words the error
+    st.steps += len(xs)  # `charge`, inline (a call less); the run words the error
     if st.steps > rt.step_budget:
-        charge(rt, 0, span, what)
+        raise rt.over_budget(len(xs), span, what)
     return xs
 
 

@@ -1,31 +1,32 @@
-"""One call's run of a game: the services the compiled rules call and the loop that runs them.
+"""One call's run of a game: the loop that runs the compiled rules, the game's flow, and the
+services the compiled rules call.
 
 A `Run` is made for each call of the decision API (`new_game`, `apply`, ...) from the shared,
 immutable `Program`, the `GameState` of the game being played and the sink of that call. It lives
 for one call only, so two games, threads or rollouts never share anything that changes: the
 compiled closures receive the run as `rt` and reach the state as `rt.st`.
+
+This module holds the loop and the flow (phases and turns, actions, decisions, victory, the trace,
+errors placed on the rule that failed); the services are in zones.py (zones and cards) and
+boards.py (counters, tracks, grids, markers), base classes of `Run`.
 """
 from __future__ import annotations
 
 
 from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, at
-from rulesdsl.limits import MAX_CARDS, MAX_DEF_DEPTH, MAX_GAME_STEPS, MAX_INT, MAX_KEYS, MIN_INT
+from rulesdsl.limits import MAX_GAME_STEPS
 
 from . import present
-from .chance import ChanceError, ChanceEvent, checked
-from .compiler import SUSPEND, RuleError, piece_key
+from .boards import BoardServices
+from .chance import ChanceError
+from .primitives import SUSPEND, OverBudget, RuleError
 from .state import Frame, GameState, Zones
+from .zones import ZoneServices
 
-# What setting off one trigger costs, besides the steps of its body. Pushing, starting and ending a body
-# costs about what eight plain statements do (a trigger setting itself off took 4.1 us per step charged
-# one step, a loop of `move`s 0.5 us), so a trigger that sets itself off meets the step budget after
-# about as much work as an endless loop of plain statements (docs/language.md, "game").
-TRIGGER_STEPS = 8
-# Taking a card out of a pile other than from its top, or putting it under a pile, shifts the list of
-# the pile: a step per this many cards (shifting 512 costs about one plain statement), so that
-# moves in a pile of a million cards stop at the budget as a loop would. No shipped pile is as long.
-PILE_STEP = 512
+# A rule that loops is told the work it was doing when the budget ran out if that work cost at least
+# this many steps (see Run.over_budget): then it is most of what each turn of the loop costs.
+NAMED_WORK = 100
 
 class GameError(Exception):
     """A runtime failure of the rules: a loop over budget, a stall, or a rule that cannot run."""
@@ -46,7 +47,7 @@ class InternalError(GameError):
 
 
 
-class Run:
+class Run(ZoneServices, BoardServices):
     """The program's services bound to one game's state and one call's sink."""
 
     __slots__ = ("formula_depth", "prog", "st", "sink", "chance", "model", "fields", "names", "grid_meta", "track_meta", "step_budget",
@@ -157,6 +158,7 @@ class Run:
         budget = self.step_budget
         stack = st.stack
         proc, pc, in_flow, fr = None, 0, False, None
+        steps = st.steps  # the steps counted when the running instruction started, less one
         try:
             while st.pending is None and st.result is None:
                 if not stack:
@@ -181,14 +183,20 @@ class Run:
                             self.check_thresholds()
                         break
                     fr.pc = pc + 1
-                    st.steps += 1
-                    if st.steps > budget:
-                        raise RuleError(f"more than {budget} steps without a decision in "
-                                        f"{self._where(proc)}: a rule loops", proc.spans[pc])
+                    steps = st.steps + 1
+                    st.steps = steps
+                    if steps > budget:
+                        raise self.over_budget(1, proc.spans[pc], None, fr)
                     if code[pc](self, fr) is SUSPEND:
                         return
                     if not stack or stack[-1] is not fr or st.result is not None:
                         break
+        except OverBudget as exc:
+            # Worded again with the steps of the whole instruction, which the work that met the
+            # budget inside it does not know (see over_budget).
+            pc = self._failed_at(fr, pc)
+            exc = self.over_budget(exc.cost, exc.span, exc.what, None if in_flow else fr, st.steps - steps + 1)
+            raise self.runtime_error(exc.span or self._span_at(proc, pc, in_flow), exc.message, exc.hint) from None
         except RuleError as exc:
             pc = self._failed_at(fr, pc)
             hint = exc.hint or ("check the loop's exit condition" if exc.message.startswith("more than") else None)
@@ -233,6 +241,41 @@ class Run:
     def _where(self, proc) -> str:
         return {"action": f"action `{proc.name}`", "phase": f"phase `{proc.name}`",
                 "setup": "setup", "trigger": f"`{proc.name}`"}.get(proc.kind, proc.name)
+
+    def over_budget(self, cost: int, span, what: str | None, running=None, spent: int = 0) -> OverBudget:
+        """The error of a run over its step budget, worded by what used the steps up rather than
+        by the work that happened to meet it (`what`, `cost` steps). Work that took most of the
+        budget in one go (a huge shuffle, a list that doubles, a tree of calls) is named; so is a
+        statement that took most of it (`spent` steps: a whole pile moved card by card). Otherwise
+        the steps went to many statements: triggers setting one another off, when a trigger is
+        running inside itself, or else the running rule repeating (`running`: its frame, by
+        default the top-most frame that has started)."""
+        budget = self.step_budget
+        if what is not None and cost * 2 > budget:
+            return OverBudget(f"{what}: more than the step budget ({budget:,}) allows", span, None, what, cost)
+        if spent * 2 > budget:
+            last = f" (the last: {what})" if what is not None else ""
+            return OverBudget(f"this statement goes over the step budget ({budget:,} steps without a decision) with "
+                              f"{spent:,} steps of its own{last}", span, None, what, cost)
+        frames = [fr for fr in self.st.stack if fr.pc > 0]
+        seen, again = set(), None
+        for fr in frames:
+            if fr.proc.startswith("trigger:"):
+                if fr.proc in seen:
+                    again = fr.proc
+                seen.add(fr.proc)
+        if again is not None:
+            event = next((f"on {k[0]} {k[1]}" for k, names in self.triggers.items() if again in names), "on reach")
+            return OverBudget(f"more than {budget} steps without a decision: the triggers `{event}` keep going off",
+                              span, "a trigger's body causes an event that sets it off again, directly or through "
+                              "other triggers", what, cost)
+        running = running or (frames[-1] if frames else None)
+        if running is None:  # no rule running: the game's flow (a phase starting, the victory)
+            return OverBudget(f"more than {budget} steps without a decision: {what or 'the game flow'}", span, None,
+                              what, cost)
+        last = f" (the last: {what})" if what is not None and cost >= NAMED_WORK else ""
+        return OverBudget(f"more than {budget} steps without a decision in {self._where(self.procs[running.proc])}: "
+                          f"a rule loops{last}", span, "check the loop's exit condition", what, cost)
 
     def internal_error(self, span, exc) -> "InternalError":
         """An unexpected failure inside the engine, reported with the rule that was running."""
@@ -479,227 +522,6 @@ class Run:
     def options_for(self, values, elem_type):
         return present.options_for(self.prog, self.st, values, elem_type)
 
-    def create(self, def_index: int, key: str):
-        st = self.st
-        cid = len(st.card_def)
-        if cid >= MAX_CARDS:
-            raise RuleError(f"more than {MAX_CARDS:,} cards in one game, the most the engine holds")
-        st.card_def.append(def_index)
-        st.loc.append(key)
-        held = st.zones.get(key)
-        if held is None:
-            held = st.zones[key] = []  # a card's slot
-        held.append(cid)
-        return cid
-
-    def move(self, card: int, dest: str, bottom: bool = False):
-        """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
-        st = self.st
-        limit = st.zone_limits.get(dest.split(".")[-1])
-        if limit is None and dest[0] == "#":
-            self._not_into_itself(card, dest)
-            limit = self.slot_limit(dest)
-        target = st.zones.get(dest)
-        if target is None:  # a card's slot, made when its first card comes
-            target = st.zones[dest] = []
-        if limit is not None and len(target) >= limit:
-            if self.sink is not None:
-                self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
-            return False
-        held = st.zones.get(st.loc[card])
-        was_top = held is not None and held[-1] == card
-        if (not was_top and held) or bottom:  # a list operation as long as the pile: charged by its length
-            self._charge_pile(len(held) if not was_top and held else 0, len(target) if bottom else 0)
-        src = self.st.detach(card)
-        if bottom:
-            target.insert(0, card)
-        else:
-            target.append(card)
-        st.loc[card] = dest
-        if self.sink is not None:
-            # Only a card that no player sees where it was nor where it goes is unnamed here.
-            hidden = self._unseen(src, top=was_top) and self._unseen(dest, top=not bottom)
-            data = {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src, "to": dest}
-            if bottom:
-                data["bottom"] = True
-            self.emit("move", data)
-        zname = dest.split(".")[-1]
-        if ("enter", zname) in self.triggers:
-            owner = self._owner(dest)
-            self.run_triggers(("enter", zname), [card, owner])
-        self.left(card, src)  # pushed last: the card leaves before it enters
-        return True
-
-    def _charge_pile(self, out_of: int, under: int):
-        """Charge taking a card out of a pile of `out_of` cards other than from its top, or putting
-        one under a pile of `under`: the list is shifted or searched, a step per PILE_STEP cards."""
-        st = self.st
-        st.steps += (out_of + under) // PILE_STEP
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this takes a card out of "
-                            f"or puts it under a pile of {max(out_of, under):,} cards, a step per {PILE_STEP} cards")
-
-    def left(self, card: int, src: str):
-        """Run the `on leave` triggers of the zone `src` a card has just left (if it was a zone)."""
-        key = ("leave", src.split(".")[-1])
-        if key in self.triggers and src in self.st.zones:
-            self.run_triggers(key, [card, self._owner(src)])
-
-    def _unseen(self, key: str, top: bool) -> bool:
-        """Whether no player sees a card in place `key` (`top`: as its top card)."""
-        if key[0] == "#":
-            z = self.prog.slot_meta[key[key.index(".") + 1:]]
-        else:
-            z = self.model.zones.get(key.split(".")[-1])
-        return z is not None and (z.visibility == "hidden" or (z.visibility == "top" and not top))
-
-    @staticmethod
-    def _owner(key: str):
-        return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
-
-    def call_formula(self, formula, lead):
-        """Run the definition a card's formula names with `lead` and then the card's arguments;
-        a card without a formula (none) gives 0."""
-        if formula is None:
-            return 0
-        if self.formula_depth >= MAX_DEF_DEPTH:
-            raise RuleError(f"cards' formulas run one another more than {MAX_DEF_DEPTH} deep here (`{formula[0]}` "
-                            "runs a card's formula that runs formulas in turn): they may not end")
-        self.formula_depth += 1
-        try:
-            return self.prog.compiled_funcs[formula[0]](self, lead + formula[1])
-        finally:
-            self.formula_depth -= 1
-
-    def turn(self, card, face):
-        """Make a card show another of its faces (nothing happens for the face it shows)."""
-        if card is None:
-            return
-        st = self.st
-        was = st.card_def[card]
-        table = self.prog.face_table[was]
-        now = table.get(face) if table is not None else None
-        if now is None:
-            raise RuleError(f"card {self.names[was]} has no face `{face}`")
-        if now == was:
-            return
-        st.card_def[card] = now
-        if self.sink is not None:
-            unseen = self._unseen(st.loc[card], top=st.zones.get(st.loc[card], [None])[-1:] == [card])
-            self.emit("face", {"card": "a hidden card" if unseen else self.names[was], "face": face,
-                               "now": "a hidden card" if unseen else self.names[now], "zone": st.loc[card]})
-
-    def face(self, card, face):
-        """The definition of a card's face (none if it has no such face)."""
-        if card is None:
-            return None
-        table = self.prog.face_table[self.st.card_def[card]]
-        return table.get(face) if table is not None else None
-
-    def faces(self, card):
-        if card is None:
-            return []
-        table = self.prog.face_table[self.st.card_def[card]]
-        return list(table) if table is not None else []
-
-    # ---- slots: `#card.name` is the key of a card's slot ----------------------------------------
-    def slot_key(self, card, name):
-        """The key of `card`'s slot `name`; a runtime error if the card has no such slot."""
-        if card is None:
-            raise RuleError(f"`slot` of none: there is no card to hold slot `{name}`")
-        meta = self.prog.slot_meta.get(name)
-        if meta is None or self.prog.def_kind[self.st.card_def[card]] != meta.host:
-            raise RuleError(f"card {self.names[self.st.card_def[card]]} has no slot `{name}`")
-        return f"#{card}.{name}"
-
-    def _not_into_itself(self, card, key):
-        """Refuse to put a card into its own slot, or into a slot of a card it holds. Each card
-        holding the slot, up the chain, is a step: a chain of thousands of cards costs its length at
-        every move into it, and the budget stops a rule that makes such moves over and over."""
-        st = self.st
-        loc = st.loc
-        host = int(key[1:key.index(".")])
-        while True:
-            if host == card:
-                raise RuleError(f"card {self.names[st.card_def[card]]} cannot go into a slot of itself "
-                                "or of a card in its own slots")
-            where = loc[host]
-            if where[0] != "#":
-                return
-            st.steps += 1
-            if st.steps > self.step_budget:
-                raise RuleError(f"more than {self.step_budget} steps without a decision: this move goes up a chain "
-                                "of cards held in one another's slots")
-            host = int(where[1:where.index(".")])
-
-    def slot_limit(self, key):
-        """The most cards a slot holds now (its host's field, on the face it shows), or None."""
-        dot = key.index(".")
-        meta = self.prog.slot_meta[key[dot + 1:]]
-        if meta.field is None:
-            return meta.limit
-        return self.fields[self.st.card_def[int(key[1:dot])]][meta.field]
-
-    def room(self, card, name):
-        if card is None:
-            raise RuleError(f"`room` of none: there is no card whose slot `{name}` to count")
-        key = self.slot_key(card, name)
-        limit = self.slot_limit(key)
-        if limit is None:
-            raise RuleError(f"slot `{name}` has no limit, so no room to count")
-        return max(0, limit - len(self.st.zones.get(key, ())))
-
-    def zone_of(self, card):
-        """The key of the zone or slot holding a card; none for no card or a card on a grid."""
-        if card is None:
-            return None
-        where = self.st.loc[card]
-        return None if where in self.st.grids else where
-
-    def host(self, card):
-        if card is None:
-            return None
-        where = self.st.loc[card]
-        return int(where[1:where.index(".")]) if where[0] == "#" else None
-
-    def slot_of(self, card):
-        if card is None:
-            return None
-        where = self.st.loc[card]
-        return where[where.index(".") + 1:] if where[0] == "#" else None
-
-    def attached(self, cards):
-        """The cards in the slots of one card or of each card of a list, slot by slot in the order
-        the kind declares them, each slot from bottom to top."""
-        if cards is None:
-            return []
-        zones, cd, kinds, slots = self.st.zones, self.st.card_def, self.prog.def_kind, self.prog.slots_of_kind
-        out = []
-        for c in ([cards] if type(cards) is int else cards):
-            for name in slots.get(kinds[cd[c]], ()):
-                held = zones.get(f"#{c}.{name}")
-                if held:
-                    out.extend(held)
-        return out
-
-    def move_many(self, cards, dest, bottom=False):
-        """Move cards one by one; their triggers then run in the order the cards moved. Each card
-        is a step, as it would be in a loop of moves."""
-        st = self.st
-        st.steps += len(cards)
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this moves {len(cards):,} cards")
-        stack = st.stack
-        bounds = [len(stack)]
-        for c in cards:
-            self.move(c, dest, bottom)
-            bounds.append(len(stack))
-        if bounds[-1] - bounds[0] > 0:
-            groups = [stack[a:b] for a, b in zip(bounds, bounds[1:])]
-            del stack[bounds[0]:]
-            for g in reversed(groups):  # the last frame pushed runs first
-                stack.extend(g)
-
     def check_thresholds(self):
         """Run `on reach` triggers for players whose condition has just become true."""
         st = self.st
@@ -715,123 +537,6 @@ class Run:
                     fired = True
                 marks[p] = now
         return fired
-
-    def run_triggers(self, key, values):
-        """Push the trigger bodies registered for an event; they run before the next statement.
-        Each body pushed costs TRIGGER_STEPS (see there)."""
-        names = self.triggers[key]
-        st = self.st
-        st.steps += TRIGGER_STEPS * len(names)
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: the triggers `on {key[0]} "
-                            f"{key[1]}` keep going off", None, "a trigger's body causes an event that sets it off "
-                            "again, directly or through other triggers")
-        for name in reversed(names):
-            proc = self.procs[name]
-            env = {p: v for (p, _), v in zip(proc.params, values)}
-            active = self.st.stack[-1].active if self.st.stack else None
-            self.st.stack.append(Frame(name, 0, env, active))
-
-    def draw(self, src: str, refill: str | None, dest: str):
-        """Top card of `src` to `dest`; an empty `src` is first refilled by shuffling `refill`."""
-        st = self.st
-        pile = st.zones[src]
-        if not pile and refill is not None and st.zones[refill]:
-            # The whole pile at once, as detaching its cards one by one from the bottom would leave
-            # it (that shifted the pile once per card); the shuffle below charges a step per card.
-            cards = st.zones[refill]
-            for c in cards:
-                st.revealed.pop(c, None)
-                st.loc[c] = src
-            pile.extend(cards)
-            if refill[0] == "#":  # an emptied slot of a card is forgotten
-                del st.zones[refill]
-            else:
-                cards.clear()
-            if self.sink is not None:
-                self.emit("refill", {"zone": src, "from": refill, "cards": len(pile)})
-            self.shuffle(src)
-        if not pile:
-            return None
-        card = pile[-1]
-        return card if self.move(card, dest) else None
-
-    def shuffle(self, key: str):
-        """A chance step, recorded in the trace: Fisher-Yates with the game's RNG, or the ordering
-        the call's chance source gives."""
-        st = self.st
-        lst = st.zones[key]
-        st.steps += len(lst)  # a step per card, as a loop over the pile
-        if st.steps > self.step_budget:
-            raise RuleError(f"more than {self.step_budget} steps without a decision: this shuffles "
-                            f"{len(lst):,} cards, a step each")
-        if st.revealed:  # a shuffled card is no longer known by its place
-            for c in lst:
-                st.revealed.pop(c, None)
-        if self.chance is not None:
-            if len(lst) > 1:
-                perm = checked(ev := ChanceEvent("shuffle", len(lst), key), self.chance(ev, st))
-                lst[:] = [lst[i] for i in perm]
-        else:
-            for i in range(len(lst) - 1, 0, -1):
-                j = st.below(i + 1)
-                lst[i], lst[j] = lst[j], lst[i]
-        if self.sink is not None:
-            self.emit("shuffle", {"zone": key, "cards": len(lst)})
-
-    def reveal(self, card, to):
-        """Show a card to player `to` (None: every player); remembered until the card moves."""
-        if card is None:
-            return
-        st = self.st
-        bits = (1 << st.player_count) - 1 if to is None else 1 << to
-        st.revealed[card] = st.revealed.get(card, 0) | bits
-        if self.sink is not None:
-            self.emit("reveal", {"card": self.names[st.card_def[card]], "zone": st.loc[card],
-                                 "to": "all" if to is None else f"P{to + 1}"})
-
-    def random_choice(self, values):
-        if not values:
-            return None
-        if self.chance is not None:
-            i = checked(ev := ChanceEvent("pick", len(values)), self.chance(ev, self.st))
-        else:
-            i = self.st.below(len(values))
-        if self.sink is not None:
-            self.emit("random", {"index": i, "of": len(values)})
-        return values[i]
-
-    def set_counter(self, name, who, key, op, value):
-        st = self.st
-        if key is not None:
-            table = st.counters[name][who] if who is not None else st.counters[name]
-            k = str(key)
-            old = table.get(k, st.keyed_init[name])
-            if len(table) >= MAX_KEYS and k not in table:
-                raise RuleError(f"counter `{name}` has {MAX_KEYS:,} keys, the most the engine holds")
-        elif who is not None:
-            old = st.counters[name][who]
-        else:
-            old = st.counters[name]
-        new = value if op == "=" else old + value if op == "+=" else old - value
-        if not MIN_INT <= new <= MAX_INT:
-            raise RuleError(f"counter `{name}` went outside the engine's range (-2^63 .. 2^63-1)")
-        low, high = st.bounds[name]
-        if low is not None and new < low:
-            new = low
-        if high is not None and new > high:
-            new = high
-        if key is not None:
-            table[k] = new
-        elif who is not None:
-            st.counters[name][who] = new
-        else:
-            st.counters[name] = new
-        if self.sink is not None and new != old:
-            label = name if key is None else f"{name}[{key}]"
-            if key is not None and name in self.prog.card_counters:
-                label = f"{name}[{self.names[st.card_def[key]]} #{key}]"
-            self.emit("counter", {"name": label, "value": new, "was": old}, who)
 
 
     def can_perform(self, name: str, args) -> bool:
@@ -868,51 +573,6 @@ class Run:
             self.emit("action", {"name": name, "bonus": bonus}, actor)
         self.st.stack.append(Frame(key, 0, env, actor))
 
-    def advance(self, track: str, who, distance: int, span):
-        """Move a piece `distance` free spaces forward; occupied spaces are jumped and not counted.
-
-        Returns the players whose pieces were jumped, in the order they were passed."""
-        st = self.st
-        positions = st.tracks[track]
-        size = self.track_meta[track].size
-        me = piece_key(who)
-        pos = positions.get(me)
-        if pos is None:
-            raise RuleError("this piece is not on the track", span)
-        others = {}
-        for key, q in positions.items():
-            if key != me and q is not None:
-                others.setdefault(q, []).append(key)
-        if len(others) >= size:
-            raise RuleError("every space is occupied: the piece cannot move", span)
-        st.steps += distance  # a long move costs its length in steps
-        if st.steps > self.step_budget:
-            raise RuleError(f"a move of {distance} spaces is more than the step budget", span)
-        jumped, moved, start = [], 0, pos
-        for _ in range(distance * size):
-            if moved >= distance:
-                break
-            pos = (pos + 1) % size
-            if pos in others:
-                jumped.extend(sorted(others[pos]))
-            else:
-                moved += 1
-        positions[me] = pos
-        if self.sink is not None:
-            self.emit("advance", {"track": track, "piece": me, "from": start, "to": pos, "jumped": jumped},
-                      who if isinstance(who, int) else None)
-        # Players' pieces come back as players, other pieces by name.
-        return [int(k[1:]) - 1 if k.startswith("P") and k[1:].isdigit() else k for k in jumped]
-
-    def put(self, track, who, pos, span):
-        size = self.track_meta[track].size
-        if not 0 <= pos < size:
-            raise RuleError(f"space {pos} is outside the track", span)
-        self.st.tracks[track][piece_key(who)] = pos
-        if self.sink is not None:
-            self.emit("put", {"track": track, "piece": piece_key(who), "to": pos},
-                      who if isinstance(who, int) else None)
-
     def win(self, who, reason, lose=False):
         """End the game at once: `who` wins, or (lose) every other player wins."""
         st = self.st
@@ -925,108 +585,4 @@ class Run:
         st.stage = "over"
         st.stack.clear()
         self.emit("game_end", st.result)
-
-    def fits(self, gname, key, card, cell, anchor):
-        """Would `card` on `cell` (covering what is there) leave every card linked to `anchor`?
-
-        Two orthogonal neighbours are linked when both edges facing each other are set. The cards
-        that stay form groups of linked cards; the new card joins every group it links to, so all
-        are linked when it links to every group (or when it is alone, as the anchor). The groups
-        are worked out once per grid content and remembered for this call of the engine, since a
-        menu asks this for many cards on many cells of the same grid."""
-        cd = self.st.card_def
-        grid = self.st.grids[key]
-        if anchor != cell and anchor not in grid:
-            return False
-        # Within one call the cards' definitions do not change, so the grid's cards name its content.
-        # The groups of the cards that stay: the same for every empty cell.
-        cache_key = (key, cell if cell in grid else None, tuple(grid.items()))
-        known = self.links.get(cache_key)
-        if known is None:
-            rest = {i: cd[c] for i, c in grid.items() if i != cell}
-            known = (rest,) + self._linked_groups(gname, rest)
-            if len(self.links) > 4096:  # a bound on what one call keeps
-                self.links.clear()
-            self.links[cache_key] = known
-        rest, group, count = known
-        if not rest:
-            return True
-        meta = self.grid_meta[gname]
-        fields = self.fields
-        mine = fields[cd[card]]
-        w = meta.width
-        x, y = cell % w, cell // w
-        touched = set()
-        for dx, dy, out, back in meta.edge_pairs:
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < w and 0 <= ny < meta.height:
-                j = ny * w + nx
-                if j in rest and mine[out] and fields[rest[j]][back]:
-                    touched.add(group[j])
-        return len(touched) == count
-
-    def _linked_groups(self, gname, defs: dict):
-        """({cell: group number}, number of groups) of the linked cards of a grid holding these
-        card definitions on these cells."""
-        meta = self.grid_meta[gname]
-        fields = self.fields
-        w = meta.width
-        group = {}
-        count = 0
-        for first in sorted(defs):
-            if first in group:
-                continue
-            group[first] = count
-            todo = [first]
-            while todo:
-                i = todo.pop()
-                x, y = i % w, i // w
-                here = fields[defs[i]]
-                for dx, dy, out, back in meta.edge_pairs:
-                    nx, ny = x + dx, y + dy
-                    if not (0 <= nx < w and 0 <= ny < meta.height):
-                        continue
-                    j = ny * w + nx
-                    if j in group or j not in defs:
-                        continue
-                    if here[out] and fields[defs[j]][back]:
-                        group[j] = count
-                        todo.append(j)
-            count += 1
-        return group, count
-
-    def place(self, card, gname, key, cell, span):
-        """Put a card on an empty cell; run `place` triggers, then `fill` for each line it completes."""
-        st = self.st
-        cells = st.grids[key]
-        meta = self.grid_meta[gname]
-        if not 0 <= cell < meta.width * meta.height or cell in meta.holes:
-            raise RuleError("this cell is a hole", span)
-        if cell in cells:
-            raise RuleError("this cell is already filled", span)
-        held = st.zones.get(st.loc[card])
-        if held and held[-1] != card:
-            self._charge_pile(len(held), 0)
-        src = self.st.detach(card)
-        cells[cell] = card
-        st.loc[card] = key
-        owner = self._owner(key)
-        if self.sink is not None:
-            self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
-                                "cell": present.cell_label(meta.width, cell)}, owner)
-        # The place trigger is pushed first so that completed lines count before it runs.
-        if ("place", gname) in self.triggers:
-            self.run_triggers(("place", gname), [card, cell, owner])
-        if ("fill", gname) in self.triggers:
-            for line in meta.lines_of[cell]:
-                if all(i in cells for i in meta.line_cells[line]):
-                    if self.sink is not None:
-                        self.emit("fill", {"grid": key, "line": line}, owner)
-                    self.run_triggers(("fill", gname), [line, owner])
-        self.left(card, src)  # pushed last: the card leaves its zone before the place and fill triggers
-
-    def give(self, marker, to):
-        self.st.markers[marker] = to
-        if self.sink is not None:
-            self.emit("marker", {"marker": marker, "to": f"P{to + 1}" if to is not None else None}, to)
 

@@ -14,7 +14,7 @@ from rulesdsl.errors import Diagnostic, LanguageError, player_range, suggest
 from rulesdsl.parser import parse_expression
 from rulesdsl.tomlpos import TomlMap
 
-from .compiler import RuleError
+from .primitives import RuleError
 from .engine import Engine, GameError
 from .position import PositionError
 from .trace import ListSink, render

@@ -42,7 +42,10 @@ class Frame:
 
 
 class GameState:
-    """Everything that changes during a game. Only the engine's apply step mutates it."""
+    """Everything that changes during a game. The engine's calls change it, each through a `Run`
+    (`new_game`, `apply`, `start_at`, and an evaluation, which counts its steps); so do the
+    arrangement of a starting position (position.py) and a view's dealing of the cards it hides
+    (view.py). Everything else only reads it, or changes a clone."""
 
     __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
                  "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",

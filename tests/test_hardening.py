@@ -272,9 +272,9 @@ def test_a_long_chain_of_definitions_is_a_check_error(tmp_path):
 
 
 def test_cards_and_counter_keys_are_capped(tmp_path, monkeypatch):
-    import interpreter.runtime as engine_module
-    monkeypatch.setattr(engine_module, "MAX_CARDS", 50)
-    monkeypatch.setattr(engine_module, "MAX_KEYS", 20)
+    from interpreter import boards, zones
+    monkeypatch.setattr(zones, "MAX_CARDS", 50)
+    monkeypatch.setattr(boards, "MAX_KEYS", 20)
     path = write_rules(tmp_path, """
 zone pile: pile of Token
 counter n = 0
