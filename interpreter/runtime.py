@@ -1000,13 +1000,16 @@ class Run:
         held = st.zones.get(st.loc[card])
         if held and held[-1] != card:
             self._charge_pile(len(held), 0)
+        was_top = bool(held) and held[-1] == card
         src = self.st.detach(card)
         cells[cell] = card
         st.loc[card] = key
         owner = place(key).owner
         if self.sink is not None:
-            self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
-                                "cell": present.cell_label(meta.width, cell)}, owner)
+            # As for a move: only a card that no player sees where it was nor on the grid is unnamed.
+            hidden = self._unseen(src, top=was_top) and self._unseen(key, top=False)
+            self.emit("place", {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src,
+                                "grid": key, "cell": present.cell_label(meta.width, cell)}, owner)
         # The place trigger is pushed first so that completed lines count before it runs.
         if ("place", gname) in self.triggers:
             self.run_triggers(("place", gname), [card, cell, owner])

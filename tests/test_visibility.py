@@ -234,11 +234,14 @@ def test_the_view_and_a_players_trace_ask_the_same_authority(sights):
 
 
 def test_the_public_trace_hides_a_card_no_player_sees_where_it_was_nor_where_it_goes(sights):
-    # A card leaving the hidden grid for a hidden pile: before the authority, the public trace
-    # read only the zones' declarations and named it.
+    # A card put on the hidden grid from a hidden pile, and leaving it for a hidden pile: before
+    # the authority, the public trace read only the zones' declarations and named them.
     events = events_of(sights, 2, 1)
     moves = [e["data"] for e in events if e["event"] == "move" and e["data"]["from"] == "vault"]
     assert moves and all(m["card"] == "a hidden card" for m in moves)
+    placed = [e["data"] for e in events if e["event"] == "place"]
+    assert {p["card"] == "a hidden card" for p in placed if p["grid"] == "vault"} == {True}
+    assert {p["card"] == "a hidden card" for p in placed if p["grid"] != "vault"} == {False}  # a mat has an owner
     shelf = [e["data"] for e in events if e["event"] == "move" and e["data"]["from"] == "shelf"]
     assert shelf and all(m["card"] != "a hidden card" for m in shelf)  # the top card of the shelf is seen
 
