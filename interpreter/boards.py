@@ -9,7 +9,9 @@ from __future__ import annotations
 from rulesdsl.limits import MAX_INT, MAX_KEYS, MIN_INT
 
 from . import present
+from .place import place
 from .primitives import RuleError, charge, piece_key
+from .visibility import CardCounterName
 
 
 class BoardServices:
@@ -46,7 +48,7 @@ class BoardServices:
         if self.sink is not None and new != old:
             label = name if key is None else f"{name}[{key}]"
             if key is not None and name in self.prog.card_counters:
-                label = f"{name}[{self.names[st.card_def[key]]} #{key}]"
+                label = CardCounterName(name, self.names[st.card_def[key]], key)
             self.emit("counter", {"name": label, "value": new, "was": old}, who)
 
     def advance(self, track: str, who, distance: int, span):
@@ -173,13 +175,16 @@ class BoardServices:
         held = st.zones.get(st.loc[card])
         if held and held[-1] != card:
             self._charge_pile(len(held), 0)
+        was_top = bool(held) and held[-1] == card
         src = self.st.detach(card)
         cells[cell] = card
         st.loc[card] = key
-        owner = self._owner(key)
+        owner = place(key).owner
         if self.sink is not None:
-            self.emit("place", {"card": self.names[st.card_def[card]], "from": src, "grid": key,
-                                "cell": present.cell_label(meta.width, cell)}, owner)
+            # As for a move: only a card that no player sees where it was nor on the grid is unnamed.
+            hidden = self._unseen(src, top=was_top) and self._unseen(key, top=False)
+            self.emit("place", {"card": "a hidden card" if hidden else self.names[st.card_def[card]], "from": src,
+                                "grid": key, "cell": present.cell_label(meta.width, cell)}, owner)
         # The place trigger is pushed first so that completed lines count before it runs.
         if ("place", gname) in self.triggers:
             self.run_triggers(("place", gname), [card, cell, owner])

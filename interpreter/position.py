@@ -25,6 +25,7 @@ import re
 from rulesdsl.errors import suggest
 from rulesdsl.limits import MAX_CARDS
 
+from .place import place, slot_key
 from .state import GameState
 
 SET_ASIDE = "set_aside"
@@ -66,7 +67,7 @@ class Position:
         the zone's i-th card (from 1, bottom first), arranged after that zone."""
         st = self.st
         key = self._slot_key(key)
-        if key[0] == "#":
+        if place(key).host is not None:
             st.zones.setdefault(key, [])
         elif key not in st.zones or key == SET_ASIDE:
             zones = self.zones()
@@ -98,7 +99,7 @@ class Position:
             names = self.program.slots_of_kind.get(kind, ())
             raise PositionError(f"{kind} cards have no slot `{slot}`" + (f"; slots: {', '.join(names)}" if names else ""),
                                 suggest(slot, names), "key")
-        return f"#{card}.{slot}"
+        return slot_key(card, slot)
 
     def fill_cell(self, key: str, x: int, y: int, name: str):
         """Put the named card on cell (x, y) of grid `key` (columns and rows from 1)."""
@@ -106,7 +107,7 @@ class Position:
         if key not in st.grids:
             raise PositionError(f"no grid `{key}`; grids: {', '.join(sorted(st.grids))}",
                                 suggest(key, st.grids), "key")
-        gname = key.split(".")[-1]
+        gname = place(key).name
         meta = self.program.grid_meta[gname]
         idx = (y - 1) * meta.width + (x - 1)
         if not (1 <= x <= meta.width and 1 <= y <= meta.height) or idx not in meta.playable:
@@ -184,23 +185,27 @@ class Position:
         if name not in self._by_name:
             raise PositionError(f"no card named `{name}`", suggest(name, self._by_name))
         # A zone or grid holds cards of one kind: a card of another kind cannot be put there.
-        base = key.split(".")[-1]
+        where = place(key)
+        base = where.name
         decl = prog.model.zones.get(base) or prog.model.grids.get(base) or (
-            prog.slot_meta[base] if key[0] == "#" else None)
+            prog.slot_meta[base] if where.host is not None else None)
         defs = {d for d in self._by_name[name] if decl is None or prog.def_kind[d] == decl.kind}
         if not defs:
             kinds = sorted({prog.def_kind[d] for d in self._by_name[name]})
             raise PositionError(f"`{name}` is a {' or '.join(kinds)} card, and `{key}` holds {decl.kind} cards")
         faces = {self._card_of[d]: d for d in sorted(defs, reverse=True)}  # a card -> the face named
-        owner = key.split(".")[0] + "." if "." in key else None
+        # A card is taken first from the places of this place's player (or, for a slot, from the
+        # slots of the same card), then from a shared place.
+        mine = (where.owner, where.host) if where.owner is not None or where.host is not None else None
 
         def rank(c):
             loc = st.loc[c]
             if loc == SET_ASIDE:
                 return 0
-            if owner and loc.startswith(owner):
+            there = place(loc)
+            if mine is not None and (there.owner, there.host) == mine:
                 return 1
-            if "." not in loc:
+            if there.owner is None and there.host is None:
                 return 2
             return 3
         card_of = self._card_of

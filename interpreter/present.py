@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import copy
 
+from .place import place
+
 
 def label(prog, st, value, t, numbered: bool = False) -> str:
     """How a value of static type `t` is shown to a player and in traces. `numbered`: a card is
@@ -74,7 +76,7 @@ def snapshot(prog, st) -> dict:
         return [names[st.card_def[c]] for c in ids]
     grids = {}
     for key, cells in st.grids.items():
-        width = prog.grid_meta[key.split(".")[-1]].width
+        width = prog.grid_meta[place(key).name].width
         grids[key] = {cell_label(width, i): names[st.card_def[c]] for i, c in sorted(cells.items())}
     return {
         "zones": {k: cards(v) for k, v in st.zones.items()},

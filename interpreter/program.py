@@ -24,6 +24,7 @@ from .compiler import Compiler
 from .primitives import RuleError
 from .pysource import SourceBackend, SourceCompiler
 from .params import resolve_params
+from .place import player_key
 
 @attrs.frozen
 class GridMeta:
@@ -116,7 +117,7 @@ class Program:
         for name in list(model.zones) + list(model.grids):
             decl = model.zones.get(name) or model.grids.get(name)
             if decl.per_player:
-                comp.m_player_keys[name] = [f"P{i + 1}.{name}" for i in range(model.game.max_players)]
+                comp.m_player_keys[name] = [player_key(i, name) for i in range(model.game.max_players)]
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         comp.compile_all(back_end(comp))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import copy
 
+from .place import place
+
 MASK64 = (1 << 64) - 1
 
 
@@ -112,7 +114,7 @@ class GameState:
                 held.pop()
             else:
                 held.remove(card)
-            if not held and src[0] == "#":  # an emptied slot of a card is forgotten
+            if not held and place(src).host is not None:  # an emptied slot of a card is forgotten
                 del self.zones[src]
         else:
             cells = self.grids[src]

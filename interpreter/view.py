@@ -2,8 +2,9 @@
 
 A zone or grid says who sees its cards (`public`, `private` to its owner, `hidden`, or `hidden
 except top`), and a `reveal` shows one card to one player or to all until it moves (state.py keeps
-that in `revealed`). A card is *seen* by a player when its place lets them see it or it was
-revealed to them; every other card is *unseen*.
+that in `revealed`). A card is *seen* by a player when its place lets them see it (as
+visibility.py, the one authority on it, says) or it was revealed to them; every other card is
+*unseen*.
 
 Leak-freedom. A `View` is built from these facts only: the public values of the state (stage,
 round, phase, turn queue, counters, markers, tracks, thresholds reached, the result, the values
@@ -29,12 +30,14 @@ state is seeded from the same `random.Random`.
 from __future__ import annotations
 
 import json
-import re
 import weakref
 
 from . import present
+from .place import place, slot_key
 from .runtime import GameError, InternalError, Run
 from .state import Frame, GameState, Zones
+from .visibility import has_private_place, player_event, seen_in_place
+from .visibility import visibility as _visibility
 
 __all__ = ["View", "view", "determinize"]
 
@@ -68,28 +71,6 @@ class View:
 
     def __repr__(self):
         return f"View(P{self.player + 1}, round {self.data.get('round')}, phase {self.data.get('phase')})"
-
-
-# ---- who sees what ----------------------------------------------------------------------------
-def _visibility(prog, key: str) -> str:
-    name = key.split(".")[-1]
-    if key[0] == "#":  # a card's slot
-        return prog.slot_meta[name].visibility
-    decl = prog.model.zones.get(name) or prog.model.grids.get(name)
-    return decl.visibility if decl is not None else "public"
-
-
-def _owner(key: str):
-    return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
-
-
-def seen_in_place(vis: str, key: str, player: int, top: bool) -> bool:
-    """Whether `player` sees a card in place `key` of visibility `vis` (`top`: it is the top card)."""
-    if vis == "public":
-        return True
-    if vis == "private":
-        return _owner(key) == player
-    return vis == "top" and top
 
 
 # ---- the static types of the locals of each body ----------------------------------------------
@@ -199,7 +180,7 @@ def view(prog, st: GameState, player: int) -> View:
         return None
     slots = []
     for key, cards in st.zones.items():
-        if key[0] == "#":
+        if place(key).host is not None:
             slots.append((key, cards))
             continue
         vis = _visibility(prog, key)
@@ -209,7 +190,7 @@ def view(prog, st: GameState, player: int) -> View:
     grids_data, grid_cells = {}, []
     for key, cells in st.grids.items():
         vis = _visibility(prog, key)
-        width = prog.grid_meta[key.split(".")[-1]].width
+        width = prog.grid_meta[place(key).name].width
         shown = {}
         order = sorted(cells)
         for i in order:
@@ -223,8 +204,8 @@ def view(prog, st: GameState, player: int) -> View:
     slot_sizes = []
     by_host: dict = {}
     for k, cards in slots:
-        dot = k.index(".")
-        by_host.setdefault(int(k[1:dot]), []).append((k[dot + 1:], k, cards))
+        where = place(k)
+        by_host.setdefault(where.host, []).append((where.name, k, cards))
     level = [c for c in by_host if c in handle]
     while level:
         ready = sorted((handle[c], name, key, cards) for c in level for name, key, cards in by_host.pop(c))
@@ -232,7 +213,7 @@ def view(prog, st: GameState, player: int) -> View:
         for h, name, key, cards in ready:
             vis = _visibility(prog, key)
             last = len(cards) - 1
-            key = f"#{h}.{name}"
+            key = slot_key(h, name)
             zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
             slot_sizes.append([key, len(cards)])
             level.extend(c for c in cards if c in by_host)
@@ -362,11 +343,11 @@ class _Deal:
         holes_by_kind: dict = {}
         places = []
         for key, size in sk["zones"]:
-            places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
+            places.append((key, size, prog.kind_of_zone[place(key).name]))
         for key, cells in sk["grids"]:
-            places.append((key, len(cells), prog.model.grids[key.split(".")[-1]].kind))
+            places.append((key, len(cells), prog.model.grids[place(key).name].kind))
         for key, size in sk["slots"]:
-            places.append((key, size, prog.kind_of_zone[key.split(".")[-1]]))
+            places.append((key, size, prog.kind_of_zone[place(key).name]))
         h = 0
         for key, size, kind in places:
             for _ in range(size):
@@ -421,75 +402,17 @@ class _Deal:
 
 # ---- one player's trace -----------------------------------------------------------------------
 class PlayerSink:
-    """A sink passing on the events of a run as `player` saw them: names of cards they do not see
-    masked as `?`, other players' reveals hidden, and in `state` events the cards of places they do
-    not see masked (a card revealed to them is masked there too: a trace event carries no state).
-    Another player's choice keeps its labels only when the ruleset has no `private`
-    place, where a choice could offer cards this player does not see."""
+    """A sink passing on the events of a run as `player` saw them (`visibility.player_event`):
+    names of cards they do not see masked as `?`, other players' reveals hidden, and in `state`
+    events the cards of places they do not see masked (a card revealed to them is masked there too:
+    a trace event carries no state). Another player's choice keeps its labels only when the ruleset
+    has no `private` place, where a choice could offer cards this player does not see."""
 
     def __init__(self, prog, player: int, inner):
         self.prog = prog
         self.player = player
         self.inner = inner
-        decls = list(prog.model.zones.values()) + list(prog.model.grids.values())
-        self.private = any(d.visibility == "private" for d in decls)
-
-    def _sees(self, key, top: bool) -> bool:
-        return key is None or seen_in_place(_visibility(self.prog, key), key, self.player, top)
+        self.private = has_private_place(prog)
 
     def __call__(self, event: dict):
-        kind, data = event["event"], event["data"]
-        me = f"P{self.player + 1}"
-        if kind == "setup":  # the seed would let the deal be computed again
-            data = {k: v for k, v in data.items() if k != "seed"}
-        # A card leaving a `hidden except top` zone for a place the player does not see is masked:
-        # the event does not say whether it was the top card (set-up may set cards aside unseen).
-        elif kind in ("move", "place") and not (self._sees(data.get("from"), False)
-                                                or self._sees(data.get("to") or data.get("grid"), not data.get("bottom"))):
-            data = dict(data, card="?")
-        elif kind == "reveal" and data["to"] not in ("all", me):
-            data = dict(data, card="?")
-        elif kind == "face" and not self._sees(data["zone"], False):
-            # A card turned where this player does not see it: which card, and which face of it.
-            hidden = data["now"] if data["now"] in self.prog.names_of_hidden_faces else "?"
-            data = dict(data, card="?", now=hidden)
-        elif kind == "choice" and event["player"] != me and self.private:
-            data = dict(data, choice="?", options=["?"] * len(data["options"]))
-        elif kind == "state":
-            p, vis = self.player, _visibility
-            zones = {k: [n if seen_in_place(vis(self.prog, k), k, p, i == len(cards) - 1) else "?"
-                         for i, n in enumerate(cards)] for k, cards in data["zones"].items()}
-            grids = {k: {c: n if seen_in_place(vis(self.prog, k), k, p, False) else "?" for c, n in cells.items()}
-                     for k, cells in data["grids"].items()}
-            data = dict(data, zones=zones, grids=grids)
-            data.pop("rng", None)
-        if self.prog.slot_meta or self.prog.card_counters:
-            data = _without_card_numbers(data)
-        self.inner(dict(event, data=data))
-
-
-_SLOT_KEY = re.compile(r"#[0-9]+\.")
-
-
-def _without_card_numbers(data):
-    """An event's data with the game's card numbers taken out, since a number tells which card it
-    is (cards are numbered as they are made), which a player may not know of a face-down card: a
-    card's slot `#17.above` is written `#?.above` (in a `state` event `#?1.above`, `#?2.above`, ...
-    in the order of the zones), a card's counter `eggs[Name #17]` as `eggs[Name]`."""
-    data = dict(data)
-    for field in ("from", "to", "zone"):
-        if isinstance(data.get(field), str):
-            data[field] = _SLOT_KEY.sub("#?.", data[field])
-    if isinstance(data.get("name"), str) and data["name"].endswith("]"):
-        data["name"] = re.sub(r" #[0-9]+\]$", "]", data["name"])
-    if isinstance(data.get("zones"), dict):
-        numbers: dict = {}
-
-        def renamed(key):
-            m = _SLOT_KEY.match(key)
-            if m is None:
-                return key
-            n = numbers.setdefault(m.group(), len(numbers) + 1)
-            return f"#?{n}." + key[m.end():]
-        data["zones"] = {renamed(k): v for k, v in data["zones"].items()}
-    return data
+        self.inner(player_event(self.prog, self.player, event, self.private))

@@ -11,7 +11,9 @@ from rulesdsl.limits import MAX_CARDS, MAX_DEF_DEPTH
 
 from .chance import ChanceEvent, checked
 from .primitives import RuleError, charge
+from .place import place, slot_key
 from .state import Frame
+from .visibility import sees
 
 # What setting off one trigger costs, besides the steps of its body. Pushing, starting and ending a body
 # costs about what eight plain statements do (a trigger setting itself off took 4.1 us per step charged
@@ -45,8 +47,9 @@ class ZoneServices:
     def move(self, card: int, dest: str, bottom: bool = False):
         """Move one card to the top (or bottom) of a zone; a full zone refuses it."""
         st = self.st
-        limit = st.zone_limits.get(dest.split(".")[-1])
-        if limit is None and dest[0] == "#":
+        where = place(dest)
+        limit = st.zone_limits.get(where.name)
+        if limit is None and where.host is not None:
             self._not_into_itself(card, dest)
             limit = self.slot_limit(dest)
         target = st.zones.get(dest)
@@ -73,10 +76,8 @@ class ZoneServices:
             if bottom:
                 data["bottom"] = True
             self.emit("move", data)
-        zname = dest.split(".")[-1]
-        if ("enter", zname) in self.triggers:
-            owner = self._owner(dest)
-            self.run_triggers(("enter", zname), [card, owner])
+        if ("enter", where.name) in self.triggers:
+            self.run_triggers(("enter", where.name), [card, where.owner])
         self.left(card, src)  # pushed last: the card leaves before it enters
         return True
 
@@ -88,21 +89,14 @@ class ZoneServices:
 
     def left(self, card: int, src: str):
         """Run the `on leave` triggers of the zone `src` a card has just left (if it was a zone)."""
-        key = ("leave", src.split(".")[-1])
+        where = place(src)
+        key = ("leave", where.name)
         if key in self.triggers and src in self.st.zones:
-            self.run_triggers(key, [card, self._owner(src)])
+            self.run_triggers(key, [card, where.owner])
 
     def _unseen(self, key: str, top: bool) -> bool:
         """Whether no player sees a card in place `key` (`top`: as its top card)."""
-        if key[0] == "#":
-            z = self.prog.slot_meta[key[key.index(".") + 1:]]
-        else:
-            z = self.model.zones.get(key.split(".")[-1])
-        return z is not None and (z.visibility == "hidden" or (z.visibility == "top" and not top))
-
-    @staticmethod
-    def _owner(key: str):
-        return int(key[1:key.index(".")]) - 1 if "." in key and key[0] == "P" else None
+        return not sees(self.prog, key, None, top)
 
     def call_formula(self, formula, lead):
         """Run the definition a card's formula names with `lead` and then the card's arguments;
@@ -157,7 +151,7 @@ class ZoneServices:
         meta = self.prog.slot_meta.get(name)
         if meta is None or self.prog.def_kind[self.st.card_def[card]] != meta.host:
             raise RuleError(f"card {self.names[self.st.card_def[card]]} has no slot `{name}`")
-        return f"#{card}.{name}"
+        return slot_key(card, name)
 
     def _not_into_itself(self, card, key):
         """Refuse to put a card into its own slot, or into a slot of a card it holds. Each card
@@ -165,14 +159,14 @@ class ZoneServices:
         every move into it, and the budget stops a rule that makes such moves over and over."""
         st = self.st
         loc = st.loc
-        host = int(key[1:key.index(".")])
+        host = place(key).host
         up = 0
         while host != card:
-            where = loc[host]
-            if where[0] != "#":
+            where = place(loc[host])
+            if where.host is None:
                 break
             up += 1
-            host = int(where[1:where.index(".")])
+            host = where.host
         if up:  # the walk charged at once, a step a card: it has an end, so the same move meets the budget
             charge(self, up, None, "going up a chain of {n} cards held in one another's slots")
         if host == card:
@@ -181,11 +175,11 @@ class ZoneServices:
 
     def slot_limit(self, key):
         """The most cards a slot holds now (its host's field, on the face it shows), or None."""
-        dot = key.index(".")
-        meta = self.prog.slot_meta[key[dot + 1:]]
+        where = place(key)
+        meta = self.prog.slot_meta[where.name]
         if meta.field is None:
             return meta.limit
-        return self.fields[self.st.card_def[int(key[1:dot])]][meta.field]
+        return self.fields[self.st.card_def[where.host]][meta.field]
 
     def room(self, card, name):
         if card is None:
@@ -206,14 +200,13 @@ class ZoneServices:
     def host(self, card):
         if card is None:
             return None
-        where = self.st.loc[card]
-        return int(where[1:where.index(".")]) if where[0] == "#" else None
+        return place(self.st.loc[card]).host
 
     def slot_of(self, card):
         if card is None:
             return None
-        where = self.st.loc[card]
-        return where[where.index(".") + 1:] if where[0] == "#" else None
+        where = place(self.st.loc[card])
+        return where.name if where.host is not None else None
 
     def attached(self, cards):
         """The cards in the slots of one card or of each card of a list, slot by slot in the order
@@ -224,7 +217,7 @@ class ZoneServices:
         out = []
         for c in ([cards] if type(cards) is int else cards):
             for name in slots.get(kinds[cd[c]], ()):
-                held = zones.get(f"#{c}.{name}")
+                held = zones.get(slot_key(c, name))
                 if held:
                     out.extend(held)
         return out
@@ -268,7 +261,7 @@ class ZoneServices:
                 st.revealed.pop(c, None)
                 st.loc[c] = src
             pile.extend(cards)
-            if refill[0] == "#":  # an emptied slot of a card is forgotten
+            if place(refill).host is not None:  # an emptied slot of a card is forgotten
                 del st.zones[refill]
             else:
                 cards.clear()

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..place import place as place_of
+
 LIMIT = 1e6
 MAX_CELL_BITS = 100
 
@@ -138,12 +140,14 @@ class ObservationEncoder:
                     out[base + 1 + self.def_slot[defs[h]]] += 1
             return handle + size
         for key, size in sk["zones"]:
-            name, seat = _split(key)
-            r = rel(seat) if seat is not None else None
+            where = place_of(key)
+            r = rel(where.owner) if where.owner is not None else None
+            name = where.name
             handle = place(self._zones[(name, r)], size, r)
         for key, cells in sk["grids"]:
-            name, seat = _split(key)
-            r = rel(seat) if seat is not None else None
+            where = place_of(key)
+            r = rel(where.owner) if where.owner is not None else None
+            name = where.name
             base, bits = self._grids[(name, r)]
             out[base] += len(cells)
             count = len(self._defs(self.program.model.grids[name].kind))
@@ -155,8 +159,9 @@ class ObservationEncoder:
                     out[base + 1 + count + cell] = 1
                 handle += 1
         for key, size in sk["slots"]:
-            host, name = int(key[1:key.index(".")]), key[key.index(".") + 1:]
-            r = owner_of.get(host)
+            where = place_of(key)
+            name = where.name
+            r = owner_of.get(where.host)
             handle = place(self._slots[(name, r)], size, r)
         counters = data["counters"]
         for (name, r), at in self._counters.items():
@@ -176,10 +181,3 @@ class ObservationEncoder:
             out[at + (size if pos is None else pos)] = 1
         return out
 
-
-def _split(key: str):
-    """(declaration name, seat from 0 or None) of a zone or grid key such as `P2.hand`."""
-    if "." in key and key[0] == "P":
-        owner, name = key.split(".", 1)
-        return name, int(owner[1:]) - 1
-    return key, None

@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
+from ..place import place
 from ..plaintext import plain, visible
 from ..trace import render
 from ..view import PlayerSink
@@ -46,9 +47,9 @@ def board_text(engine, st, seat: int) -> str:
     # handle of its card, the card's place in the view's order of zones, then grids, then slots.
     attached: dict[int, list[str]] = {}
     for key, cards in data["zones"].items():
-        if key[0] == "#" and cards:
-            handle, slot = int(key[1:key.index(".")]), key[key.index(".") + 1:]
-            attached.setdefault(handle, []).append(f"{slot}: " + ", ".join(c or "?" for c in cards))
+        where = place(key)
+        if where.host is not None and cards:
+            attached.setdefault(where.host, []).append(f"{where.name}: " + ", ".join(c or "?" for c in cards))
     handles = {}
     h = 0
     for key, size in v.skeleton["zones"]:
@@ -69,7 +70,7 @@ def board_text(engine, st, seat: int) -> str:
             out.append(text)
         return out
     for key, cards in sorted(data["zones"].items()):
-        if not cards or key[0] == "#":
+        if not cards or place(key).host is not None:
             continue
         if all(c is None for c in cards):
             lines.append(f"{key}: {len(cards)} hidden")

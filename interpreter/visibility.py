@@ -1,0 +1,143 @@
+"""Who sees what: the one authority that a player's view (view.py), the public trace (the run's
+`move` and `face` events) and each player's trace (`PlayerSink`) ask.
+
+Visibility is per place (docs/language.md): a zone, grid or slot is declared `public` (seen by
+everyone), `private` (by the player it belongs to), `hidden` (by nobody) or `hidden except top`
+(`top`: by nobody but its top card). A slot's cards are seen as its own declaration says, wherever
+the card holding it lies. `seen_in_place` answers for one card of one place; `player_event` gives
+the part of a trace event one player may read. What a `reveal` or a hidden face adds to that is the
+view's (view.py) and the trace's business: a trace event carries no state to know it.
+
+The public trace names a card unless no player sees it (the question `seen_in_place` answers for
+`player=None`): it is the record a referee reads, not a player's.
+"""
+from __future__ import annotations
+
+from .place import place, unnumbered_slot_key
+
+__all__ = ["CardCounterName", "visibility", "seen_in_place", "sees", "has_private_place", "player_event"]
+
+
+def visibility(prog, key: str) -> str:
+    """How the declaration of place `key` lets its cards be seen: `public`, `private`, `hidden` or
+    `top` (a key naming no declaration is public)."""
+    where = place(key)
+    if where.host is not None:
+        return prog.slot_meta[where.name].visibility
+    decl = prog.model.zones.get(where.name) or prog.model.grids.get(where.name)
+    return decl.visibility if decl is not None else "public"
+
+
+def seen_in_place(vis: str, key: str, player: int | None, top: bool) -> bool:
+    """Whether `player` (a seat from 0; None: some player, whoever) sees a card in place `key` of
+    visibility `vis` (`top`: it is the place's top card)."""
+    if vis == "public":
+        return True
+    if vis == "private":
+        return player is None or place(key).owner == player
+    return vis == "top" and top
+
+
+def sees(prog, key: str, player: int | None, top: bool) -> bool:
+    """Whether `player` (None: some player) sees a card in place `key` (`top`: as its top card)."""
+    return seen_in_place(visibility(prog, key), key, player, top)
+
+
+def has_private_place(prog) -> bool:
+    """Whether a zone or grid of the ruleset is seen by its owner only, so that a choice may offer
+    cards other players do not see."""
+    decls = list(prog.model.zones.values()) + list(prog.model.grids.values())
+    return any(d.visibility == "private" for d in decls)
+
+
+class CardCounterName(str):
+    """How a trace names a card's counter, `eggs[Name #5]`: the card by its name and its number.
+    It is the text the public trace writes, and keeps the same name without the number
+    (`unnumbered`, `eggs[Name]`) for the players' traces: numbers are given as cards are made, so
+    one tells which card a face-down card is."""
+
+    def __new__(cls, counter: str, card_name: str, card: int):
+        self = super().__new__(cls, f"{counter}[{card_name} #{card}]")
+        self.parts = (counter, card_name, card)
+        return self
+
+    def __getnewargs__(self):
+        # A copy or a pickle (an event kept by a sink) is made again from the parts, not the text.
+        return self.parts
+
+    @property
+    def unnumbered(self) -> str:
+        """The name without the card's number: `eggs[Name]`."""
+        counter, card_name, _ = self.parts
+        return f"{counter}[{card_name}]"
+
+
+def player_event(prog, player: int, event: dict, private: bool) -> dict:
+    """Trace event `event` as `player` may read it: the names of cards they do not see become `?`,
+    another player's reveal hides its card, a `state` event masks the cards of the places they do
+    not see (a card revealed to them too: an event carries no state) and drops the generator's
+    state, and no card's number is left (see `_without_card_numbers`). `private`: whether the
+    ruleset has a private place (`has_private_place`), where another player's choice could offer
+    cards this player does not see, so that choice keeps no label."""
+    kind, data = event["event"], event["data"]
+
+    def seen(key, top):
+        return key is None or sees(prog, key, player, top)
+    if kind == "setup":  # the seed would let the deal be computed again
+        data = {k: v for k, v in data.items() if k != "seed"}
+    # A card leaving a `hidden except top` zone for a place the player does not see is masked:
+    # the event does not say whether it was the top card (set-up may set cards aside unseen).
+    elif kind in ("move", "place") and not (seen(data.get("from"), False)
+                                            or seen(data.get("to") or data.get("grid"), not data.get("bottom"))):
+        data = dict(data, card="?")
+    elif kind == "reveal" and data["to"] not in ("all", f"P{player + 1}"):
+        data = dict(data, card="?")
+    elif kind == "face" and not seen(data["zone"], False):
+        # A card turned where this player does not see it: which card, and which face of it.
+        hidden = data["now"] if data["now"] in prog.names_of_hidden_faces else "?"
+        data = dict(data, card="?", now=hidden)
+    elif kind == "choice" and event["player"] != f"P{player + 1}" and private:
+        data = dict(data, choice="?", options=["?"] * len(data["options"]))
+    elif kind == "state":
+        zones = {}
+        for key, cards in data["zones"].items():
+            vis, last = visibility(prog, key), len(cards) - 1
+            zones[key] = [n if seen_in_place(vis, key, player, i == last) else "?" for i, n in enumerate(cards)]
+        grids = {}
+        for key, cells in data["grids"].items():
+            shown = seen_in_place(visibility(prog, key), key, player, False)
+            grids[key] = {c: n if shown else "?" for c, n in cells.items()}
+        data = dict(data, zones=zones, grids=grids)
+        data.pop("rng", None)
+    if prog.slot_meta or prog.card_counters:
+        data = _without_card_numbers(data)
+    return dict(event, data=data)
+
+
+def _without_card_numbers(data: dict) -> dict:
+    """An event's data with the game's card numbers taken out, since a number tells which card it
+    is (cards are numbered as they are made), which a player may not know of a face-down card: a
+    card's slot `#17.above` is written `#?.above` (in a `state` event `#?1.above`, `#?2.above`, ...
+    one number per card, in the order of the zones), a card's counter `eggs[Name #17]` as
+    `eggs[Name]`."""
+    data = dict(data)
+    for field in ("from", "to", "zone"):
+        key = data.get(field)
+        if isinstance(key, str):
+            where = place(key)
+            if where.host is not None:
+                data[field] = unnumbered_slot_key(where.name)
+    name = data.get("name")
+    if isinstance(name, CardCounterName):
+        data["name"] = name.unnumbered
+    zones = data.get("zones")
+    if isinstance(zones, dict):
+        marks: dict = {}
+        renamed = {}
+        for key, cards in zones.items():
+            where = place(key)
+            if where.host is not None:
+                key = unnumbered_slot_key(where.name, marks.setdefault(where.host, len(marks) + 1))
+            renamed[key] = cards
+        data["zones"] = renamed
+    return data
