@@ -1,9 +1,23 @@
-"""`lfdsl`: check a ruleset, run a game, run scenarios. Only this module prints or writes files.
+"""`lfdsl`: the core commands (check a ruleset, run a game, run scenarios, replay a trace, explain
+the layers), the rooms' commands collected from them (`lab/cli.py`, `table/cli.py`: each adds its own
+with `register`), and the reporting every command shares (`run_command`). Only the command line
+(this module and those) prints or writes files.
 
-Exit codes: 0 success; 1 a scenario expectation failed; 2 the ruleset, cards, scenario or command
-line is wrong (static error), or the command needs an optional extra that is not installed; 3 the
-game failed while running (a rule looped or could not run); 4 an internal error of lfdsl; 5 games
-were lost with a cluster's workers (what was played is shown).
+Exit codes, as `main` and `run_command` return them:
+  0    success; also a closed standard output (`lfdsl run ... | head`) and `--help`
+  1    `lfdsl test`: a scenario expectation failed, or a scenario states none; `lfdsl replay`: the
+       replayed game differs from the trace; `lfdsl lsp`: `exit` came without `shutdown`
+  2    a static error: the ruleset, cards, parameters, a scenario, trace or saved game, or the
+       command line is wrong (an option argparse or its bounds refuse); a file the command writes
+       cannot be written; the command needs an optional extra that is not installed; `lfdsl lsp`:
+       a malformed message from the client
+  3    the game stopped with an error while running (a rule looped or could not run), or the
+       bots could not finish it
+  4    an internal error of lfdsl, never caused by the files (a missing module counts as one when
+       no extra of lfdsl brings it)
+  5    games were lost with a cluster's workers (`simulate` and `compare` show what was played;
+       `tune` stops)
+  130  interrupted (Ctrl-C)
 """
 from __future__ import annotations
 
