@@ -136,6 +136,7 @@ def _sweep_values(text: str, engine, option: str = "--sweep", n: int = 1) -> tup
 
 
 def cmd_simulate(args) -> int:
+    """`lfdsl simulate`: many games (for each value of `--sweep`), their figures as tables, JSON, a page."""
     import time
 
     if args.sweep:
@@ -196,6 +197,7 @@ def _simulate_sweep(args) -> int:
 
 
 def cmd_tune(args) -> int:
+    """`lfdsl tune`: Optuna searches the `--param` values for the target; the best is confirmed on fresh seeds."""
     from . import tune
     engine = _load(args)
     g = engine.model.game
@@ -340,6 +342,7 @@ def _check_counts(args, confirmation: bool = False) -> None:
 
 
 def cmd_compare(args) -> int:
+    """`lfdsl compare`: two sides simulated and every figure tested, Holm-corrected."""
     _check_counts(args)
     both = _params(args.set)
     a_only, b_only = _params(args.set_a, "--set-a"), _params(args.set_b, "--set-b")
@@ -388,6 +391,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_tournament(args) -> int:
+    """`lfdsl tournament`: every pair of bots over the games, seats alternated, and their win rates."""
     import json
 
     from ..bots import parse_agents
@@ -419,6 +423,7 @@ def cmd_tournament(args) -> int:
 
 
 def cmd_fit_eval(args) -> int:
+    """`lfdsl fit-eval`: which of the `evaluate` block's scores predict the winner."""
     import json
 
     engine = _load(args)

@@ -30,6 +30,7 @@ def register(sub) -> None:
 
 
 def cmd_play(args) -> int:
+    """`lfdsl play`: the table until the person leaves; `--save` then keeps the game."""
     app = play_app(args)
     app.run()
     if app.failure is not None:
