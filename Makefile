@@ -21,8 +21,10 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/lfdsl run rulesets/duel.lf
 
+# Every test, on every core (pytest-xdist; `-p no:xdist` runs them on one). A worker takes whole
+# files, so a module's engines are built once.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/playouts.py

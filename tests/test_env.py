@@ -45,15 +45,17 @@ def random_episode(env, seed, rng):
     return ended, seen
 
 
-def test_a_random_agent_plays_100_episodes_of_duel():
+def test_a_random_agent_plays_30_episodes_of_duel():
     env = RulesetAECEnv(path("duel"))
     rng = np.random.default_rng(0)
     wins = 0
-    for seed in range(100):
+    for seed in range(30):
         ended, _ = random_episode(env, seed, rng)
         assert sorted(ended) == ["P1", "P2"] and sorted(ended.values()) == [-1.0, 1.0]
         wins += ended["P1"] == 1.0
-    assert 25 <= wins <= 75  # seat 1 against seat 2, both random
+    # seat 1 against seat 2, both random: 18 here; outside 6..24 has a chance below 1% for seats
+    # winning 40% to 60% of games, and a seat that always wins or always loses is far outside
+    assert 6 <= wins <= 24
 
 
 def test_the_same_seed_and_actions_give_the_same_episode():

@@ -21,8 +21,10 @@ SEED = 20240601
 
 @pytest.fixture(scope="module")
 def runner():
-    """One forking runner for the module (it copies the tree and warms the parser once)."""
-    with Runner(workers=2, timeout=10.0, cpu_seconds=8) as r:
+    """One forking runner for the module (it copies the tree and warms the parser once). A mutant
+    that computes is stopped by its 8 s of CPU; one still running after a minute waits on something
+    (a hang), however busy the machine (`make test` runs a worker per core)."""
+    with Runner(workers=2, timeout=60.0, cpu_seconds=8) as r:
         yield r
 
 

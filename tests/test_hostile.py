@@ -32,7 +32,11 @@ HOSTILE = Path(__file__).resolve().parent / "hostile"
 
 CPU_LIMIT = 2.0          # seconds of CPU a hostile input may cost, Python's start included
 STARTS = 6               # ... or this many plain checks of a small ruleset, on a machine slow enough
-WALL_TIMEOUT = 10.0      # a command still running then is waiting on something: a hang
+# A command still running after this long is waiting on something: a hang. One that computes is
+# stopped by its CPU limit long before, even on a machine that many processes share (`make test`
+# runs a worker per core): `tune` checking its parameters, 2 s of CPU, took over 10 s of wall time
+# with both cores busy.
+WALL_TIMEOUT = 60.0
 MEMORY_LIMIT = 2 ** 30
 CANARY = "lfdsl-canary-5c1e0b7d"
 POSITIONED = re.compile(r"^[^:\s][^:]*:\d+:\d+: ")

@@ -41,8 +41,9 @@ def test_solo_golden_trace(solo, text_snapshot):
 def test_kodama_random_games_end(kodama, players):
     """Every game ends with winners among the players who reached a goal: 13 in a category, or 15
     once that category's Kodama pile is empty; a player short of 13 everywhere reached nothing."""
-    # A few hundred in CI (with the other tests); benchmarks/playouts.py runs a thousand.
-    for seed in range(60):
+    # 20 games a count, in which players end both short of 15 and at 15 or more; the property
+    # over many more is benchmarks/playouts.py's (a thousand games).
+    for seed in range(20):
         st = kodama.new_game(players, seed)
         play(kodama, st, make_agents("random", players, seed))
         result = st.result

@@ -254,7 +254,7 @@ class PlayApp(App):
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual would print its own traceback on leaving and let the command end with code 0;
-        # the command reports the failure instead (cli.cmd_play), as the other commands do. This
+        # the command reports the failure instead (table/cli.py's cmd_play), as the other commands do. This
         # overrides a method Textual calls for any exception raised in the app.
         if self.failure is None:
             self.failure = error
