@@ -24,7 +24,6 @@ from .extras import install_hint, missing_extra
 from .options import OptionError
 from .params import ParamError, Typed, resolve_params
 from .scenario import run_scenario
-from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
 
 EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
@@ -143,7 +142,7 @@ def cmd_run(args) -> int:
     viewer = _seat(args.view, players) if args.view else None
     if not args.quiet:
         text = TextSink(print, full_state=args.full_state)
-        sinks.append(text if viewer is None else PlayerSink(engine.program, viewer, text))
+        sinks.append(text if viewer is None else engine.player_sink(viewer, text))
 
     def open_trace(path):
         f = _open_output(path, "--trace")
@@ -160,7 +159,7 @@ def cmd_run(args) -> int:
         except OSError as exc:
             raise UsageError(f"cannot make the folder {folder}: {exc.strerror}") from None
         for p in range(players):
-            sinks.append(PlayerSink(engine.program, p, open_trace(folder / f"P{p + 1}.jsonl")))
+            sinks.append(engine.player_sink(p, open_trace(folder / f"P{p + 1}.jsonl")))
 
     def sink(event):
         for s in sinks:
@@ -204,8 +203,8 @@ def _sweep_values(text: str, engine, option: str = "--sweep", n: int = 1) -> tup
     if "=" not in text:
         bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
-    if name not in engine.program.params:
-        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.program.params))
+    if name not in engine.params:
+        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.params))
     start = len(name) + 2
     m = re.fullmatch(r"(-?[0-9]+)\.\.(-?[0-9]+)", spec)
     if m:
@@ -521,13 +520,13 @@ def cmd_fit_eval(args) -> int:
 
     engine = _load(args)
     g = engine.model.game
-    if engine.program.evaluation is None:
+    if engine.evaluation is None:
         raise UsageError(f"{args.ruleset} has no `evaluate` block: fit-eval weighs its named scores "
                          "(docs/agents.md, \"A ruleset's own evaluation\")")
     players = _players_for(engine, args.players)
     _seeds_fit("--seed", args.seed, args.games)
     _agents_for(args.agents, players, args.seed, engine)
-    names = [name for name, _ in engine.program.evaluation[1]]
+    names = [name for name, _ in engine.evaluation[1]]
     if not names:
         raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
                          "there is nothing to weigh")

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from typing import NamedTuple
 
-from rulesdsl.errors import player_range
-
 from rulesdsl.ast import Span
+from rulesdsl.errors import player_range
 
 from .compiler import RuleError
 from .position import Position
@@ -75,7 +74,11 @@ class PlaceSeen(NamedTuple):
 
 
 class Engine:
-    """A compiled ruleset and the decision API over it; holds no game, so it is shared freely."""
+    """A compiled ruleset and the decision API over it; holds no game, so it is shared freely.
+
+    The methods and read-only properties below are the whole of what the rooms that use games (bots,
+    lab, environments, table, language server, command line...) may read: `program`, the compiled
+    `Program` itself, is for the engine's own modules and the tests (tests/test_api_boundary.py)."""
 
     __slots__ = ("program",)
 
