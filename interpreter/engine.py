@@ -58,7 +58,6 @@ class Decision(NamedTuple):
     options: tuple         # the options' labels, in their stable order
     kind: str
     costs: tuple | None    # for `pick`: what each option spends of the budget; else None
-    span: Span | None      # where the rule asking it is written
 
 
 class PlaceSeen(NamedTuple):
@@ -211,21 +210,24 @@ class Engine:
 
     def decision(self, st: GameState) -> Decision | None:
         """The pending decision (who decides, the prompt, the labels, its kind, what a pick's options
-        cost, the span of the rule asking it), or None when nothing is pending."""
+        cost), or None when nothing is pending."""
         d = st.pending
         if d is None:
             return None
         how = d["how"]
-        costs = tuple(how.costs) if how.kind == "pick" else None
-        return Decision(d["player"], d["prompt"], tuple(d["options"]), how.kind, costs, self._asked_at(st, how))
+        kind = how.kind
+        return Decision(d["player"], d["prompt"], tuple(d["options"]), kind,
+                        tuple(how.costs) if kind == "pick" else None)
 
-    def _asked_at(self, st: GameState, how) -> Span | None:
-        """The span of the instruction that asked the pending decision: the one before the top
-        frame's next one, or for an action menu, which is asked again after each action, that one."""
-        if not st.stack:
+    def decision_span(self, st: GameState) -> Span | None:
+        """Where the rule asking the pending decision is written (None when nothing is pending)."""
+        d = st.pending
+        if d is None or not st.stack:
             return None
+        # The asking instruction is the one before the top frame's next one; an action menu, asked
+        # again after each action, has the frame come back to it.
         fr = st.stack[-1]
-        at = fr.pc if how.kind == "act" else fr.pc - 1
+        at = fr.pc if d["how"].kind == "act" else fr.pc - 1
         spans = self.program.procs[fr.proc].spans
         return spans[at] if 0 <= at < len(spans) else None
 

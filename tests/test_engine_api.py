@@ -79,26 +79,28 @@ def test_the_decision_says_who_what_which_kind_and_where(engine):
         assert d.player == engine.current_player(st) == st.pending["player"]
         assert d.prompt == st.pending["prompt"]
         assert list(d.options) == engine.legal(st) and engine.option_count(st) == len(d.options)
-        seen.setdefault(d.kind, d)
+        seen.setdefault(d.kind, (d, engine.decision_span(st)))
         engine.apply(st, 0)
     assert set(seen) == {"jump", "bind", "pick", "act"}
-    assert seen["jump"].prompt == "Keep going?" and seen["jump"].options == ("yes", "no")
+    assert seen["jump"][0].prompt == "Keep going?" and seen["jump"][0].options == ("yes", "no")
     # Each decision points at the statement asking it (an action menu, asked again after each
     # action, at its own statement too).
     for kind, text in [("jump", 'choose "Keep going?"'), ("bind", "choose t in"), ("pick", "pick c in"),
                        ("act", "actions 1")]:
-        assert seen[kind].span.line == _line(text), kind
-        assert text in engine.source_of(seen[kind].span.path).splitlines()[seen[kind].span.line - 1]
+        span = seen[kind][1]
+        assert span.line == _line(text), kind
+        assert text in engine.source_of(span.path).splitlines()[span.line - 1]
     # A pick says what each option spends; `stop` spends nothing. Other kinds cost nothing.
-    pick = seen["pick"]
+    pick = seen["pick"][0]
     values = {"Red": 1, "Blue": 2, "Green": 3}
     assert pick.costs == tuple(0 if label == "stop" else values[label.split(" ")[0]] for label in pick.options)
-    assert all(seen[k].costs is None for k in ("jump", "bind", "act"))
+    assert all(seen[k][0].costs is None for k in ("jump", "bind", "act"))
 
 
 def test_nothing_is_pending_after_the_set_up(engine):
     st = engine.new_game(2, 2, setup_only=True)
     assert engine.decision(st) is None and engine.current_player(st) is None and engine.option_count(st) == 0
+    assert engine.decision_span(st) is None
 
 
 def test_the_places_of_a_view_are_its_zones_with_what_is_seen(engine):

@@ -73,10 +73,9 @@ def board_text(engine, st, seat: int) -> str:
 
 def rule_text(engine, st) -> str:
     """The source lines of the rule that asks the pending decision."""
-    d = engine.decision(st)
-    if d is None:
+    if engine.current_player(st) is None:
         return "No decision is pending."
-    span = d.span
+    span = engine.decision_span(st)
     if span is None or not span.line:
         return "This decision has no rule text."
     source = engine.source_of(span.path) or ""
