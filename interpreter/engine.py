@@ -338,7 +338,8 @@ class Engine:
         return Position(self.program, st)
 
     def evaluate(self, fn, st: GameState, env: dict | None = None):
-        """The value of a compiled expression (see `Program.compile_expression`) in state `st`."""
+        """The value of a compiled expression (from `expression_compiler`, or one of `evaluation`,
+        `victory_scores`, `victory_thresholds`) in state `st`."""
         return fn(Run(self.program, st), dict(env or {}))
 
     def evaluator(self, st: GameState):

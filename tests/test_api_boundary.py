@@ -9,6 +9,7 @@ legitimately uses one of those names for something else, the allow-list says so.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 from interpreter.engine import Engine
@@ -47,7 +48,10 @@ def _files(names_and_packages) -> list[Path]:
     out = []
     for name in names_and_packages:
         folder = PACKAGE / name
-        out.extend(sorted(folder.glob("*.py")) if folder.is_dir() else [p for p in [PACKAGE / f"{name}.py"] if p.is_file()])
+        if folder.is_dir():
+            out.extend(sorted(folder.glob("*.py")))
+        elif (PACKAGE / f"{name}.py").is_file():
+            out.append(PACKAGE / f"{name}.py")
     return out
 
 
@@ -131,23 +135,20 @@ def test_the_engine_forwards_nothing():
     assert not hasattr(Engine(None), "procs")
 
 
-def test_the_check_sees_what_it_forbids(tmp_path):
+def test_the_check_sees_what_it_forbids(tmp_path, monkeypatch):
     """The checks find a room reading a game's internals, a room importing the run, and the engine
-    importing a room (written into a copy of the tree, so the real one stays as it is)."""
+    importing a room (in a small tree of its own under tmp_path; the real one stays as it is)."""
     room = tmp_path / "interpreter" / "bots"
     room.mkdir(parents=True)
     (room / "greedy.py").write_text("from ..runtime import Run\n\ndef f(st, v):\n"
                                     "    return st.pending['player'], v.skeleton, st.stack[-1]\n")
     (tmp_path / "interpreter" / "view.py").write_text("def g():\n    from .bots import greedy\n")
-    globals_ = globals()
-    saved = globals_["ROOT"], globals_["PACKAGE"]
-    globals_["ROOT"], globals_["PACKAGE"] = tmp_path, tmp_path / "interpreter"
-    try:
-        found = room_violations()
-        assert "interpreter/bots/greedy.py:1: imports interpreter.runtime" in found
-        assert {"interpreter/bots/greedy.py:4: reads `.pending`", "interpreter/bots/greedy.py:4: reads `.skeleton`",
-                "interpreter/bots/greedy.py:4: reads `.stack`"} <= set(found)
-        assert engine_violations() == ["interpreter/view.py:2: imports the room interpreter.bots",
-                                       "interpreter/view.py:2: imports the room interpreter.bots.greedy"]
-    finally:
-        globals_["ROOT"], globals_["PACKAGE"] = saved
+    here = sys.modules[__name__]
+    monkeypatch.setattr(here, "ROOT", tmp_path)
+    monkeypatch.setattr(here, "PACKAGE", tmp_path / "interpreter")
+    found = room_violations()
+    assert "interpreter/bots/greedy.py:1: imports interpreter.runtime" in found
+    assert {"interpreter/bots/greedy.py:4: reads `.pending`", "interpreter/bots/greedy.py:4: reads `.skeleton`",
+            "interpreter/bots/greedy.py:4: reads `.stack`"} <= set(found)
+    assert engine_violations() == ["interpreter/view.py:2: imports the room interpreter.bots",
+                                   "interpreter/view.py:2: imports the room interpreter.bots.greedy"]
