@@ -56,7 +56,7 @@ def one_game(job) -> dict:
     try:
         while not engine.is_over(st):
             options = engine.options(st)
-            who = st.pending["player"]
+            who = engine.current_player(st)
             agent = agents[who]
             v = engine.view(st, who) if getattr(agent, "uses_view", False) else None
             start = time.process_time()

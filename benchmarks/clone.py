@@ -30,7 +30,7 @@ def main() -> None:
         for _ in range(60):
             if engine.is_over(st):
                 break
-            engine.apply(st, agents[st.pending["player"]].choose(engine.options(st), st))
+            engine.apply(st, agents[engine.current_player(st)].choose(engine.options(st), st))
             decisions += 1
         apply_s += time.process_time() - t
         states.append(st)

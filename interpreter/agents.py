@@ -64,7 +64,7 @@ def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "
 
 def decide(engine, state, agent):
     """The option `agent` takes at the pending decision, shown its player's view if it uses one."""
-    who = state.pending["player"]
+    who = engine.current_player(state)
     view = engine.view(state, who) if getattr(agent, "uses_view", True) else None
     return agent.choose(engine.options(state), view)
 
@@ -73,7 +73,7 @@ def play(engine, state, agents, sink=None, max_decisions: int | None = None):
     """Drive a game to its end with one agent per seat."""
     count = 0
     while not engine.is_over(state):
-        engine.apply(state, decide(engine, state, agents[state.pending["player"]]), sink)
+        engine.apply(state, decide(engine, state, agents[engine.current_player(state)]), sink)
         count += 1
         if max_decisions is not None and count >= max_decisions:
             break

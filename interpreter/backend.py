@@ -301,7 +301,7 @@ class ClosureBackend:
                 fr.pc = end
                 return None
             who = by(rt, env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "jump", "pcs": pcs})
+            return rt.ask(who, prompt, labels, ir.JumpDecision(pcs))
         return choose
 
     def b_AskItem(self, r):
@@ -324,7 +324,7 @@ class ClosureBackend:
             else:
                 labels, values = rt.options_for(values, elem)
             who = by(rt, env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "bind", "var": var, "values": values, "elem": elem})
+            return rt.ask(who, prompt, labels, ir.BindDecision(var, values, elem))
         return choose
 
     def b_PickInit(self, r):
@@ -369,9 +369,7 @@ class ClosureBackend:
                 values.append(None)
                 values_costs.append(0)
             who = by(rt, fr.env) if by else fr.active
-            return rt.ask(who, prompt, labels, {"kind": "pick", "var": var, "values": values, "elem": elem,
-                                                "costs": values_costs, "left": left, "count": count,
-                                                "end": end})
+            return rt.ask(who, prompt, labels, ir.PickDecision(var, values, elem, values_costs, left, count, end))
         return pick
 
     def b_ActionsInit(self, r):
@@ -420,5 +418,5 @@ class ClosureBackend:
                 fr.pc = end
                 return None
             fr.pc -= 1  # come back here after the chosen action returns
-            return rt.ask(p, "action", labels, {"kind": "act", "player": p, "left": left, "used": used})
+            return rt.ask(p, "action", labels, ir.ActDecision(p, left, used))
         return offer

@@ -40,7 +40,6 @@ from .options import OptionError
 from .scenario import run_scenario
 from .table import cli as table_cli
 from .table.cli import open_table, play_app  # noqa: F401  (the tests open the table as `play` does)
-from .view import PlayerSink
 from .trace import JsonLinesSink, TextSink, result_lines
 
 
@@ -81,7 +80,7 @@ def cmd_run(args) -> int:
     viewer = _seat(args.view, players) if args.view else None
     if not args.quiet:
         text = TextSink(print, full_state=args.full_state)
-        sinks.append(text if viewer is None else PlayerSink(engine.program, viewer, text))
+        sinks.append(text if viewer is None else engine.player_sink(viewer, text))
 
     def open_trace(path):
         f = _open_output(path, "--trace")
@@ -98,7 +97,7 @@ def cmd_run(args) -> int:
         except OSError as exc:
             raise UsageError(f"cannot make the folder {folder}: {exc.strerror}") from None
         for p in range(players):
-            sinks.append(PlayerSink(engine.program, p, open_trace(folder / f"P{p + 1}.jsonl")))
+            sinks.append(engine.player_sink(p, open_trace(folder / f"P{p + 1}.jsonl")))
 
     def sink(event):
         for s in sinks:

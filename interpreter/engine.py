@@ -17,16 +17,18 @@ from pathlib import Path
 
 from typing import NamedTuple
 
+from rulesdsl.ast import Span
 from rulesdsl.errors import player_range
 
+from .primitives import RuleError
 from .position import Position
-from .program import GridMeta, Program, TrackMeta
+from .program import GridMeta, Program, SlotMeta, TrackMeta
 from .runtime import GameError, InternalError, LimitError, Run
 from .state import GameState
-from .view import View, determinize, view
+from .view import PlayerSink, View, determinize, view
 
-__all__ = ["Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option", "Program",
-           "TrackMeta", "View"]
+__all__ = ["Decision", "Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option",
+           "PlaceSeen", "Program", "RuleError", "SlotMeta", "TrackMeta", "View"]
 
 
 class Option(NamedTuple):
@@ -44,8 +46,38 @@ class Option(NamedTuple):
     index: int  # its place in the decision's list of options
 
 
+class Decision(NamedTuple):
+    """The decision a game waits on, as those who use games read it (`Engine.decision`).
+
+    `kind` says what the options are: `jump` a menu of labelled options, `bind` a choice among
+    values (cards, players, numbers...), `pick` one round of a `pick` against a budget (its `costs`
+    say what each option spends), `act` a menu of actions."""
+
+    player: int            # the seat (from 0) to decide
+    prompt: str
+    options: tuple         # the options' labels, in their stable order
+    kind: str
+    costs: tuple | None    # for `pick`: what each option spends of the budget; else None
+
+
+class PlaceSeen(NamedTuple):
+    """One place of a player's view, as `Engine.places` lists them: every zone (by key, as in the
+    view's `data`), then every grid, then every slot of a card (`#H.name`, H the handle of the card
+    carrying it). A card of the view is named by its *handle*, its rank in that order (view.py)."""
+
+    key: str
+    kind: str              # "zone", "grid" or "slot"
+    first: int             # the handle of its first card (the bottom one, or a grid's first cell)
+    cards: tuple           # per card, bottom to top (a grid: by cell): its definition, or None unseen
+    cells: tuple | None    # a grid's filled cells (indexes), in the order of `cards`; else None
+
+
 class Engine:
-    """A compiled ruleset and the decision API over it; holds no game, so it is shared freely."""
+    """A compiled ruleset and the decision API over it; holds no game, so it is shared freely.
+
+    The methods and read-only properties below are the whole of what the rooms that use games (bots,
+    lab, environments, table, language server, command line...) may read: `program`, the compiled
+    `Program` itself, is for the engine's own modules and the tests (tests/test_api_boundary.py)."""
 
     __slots__ = ("program",)
 
@@ -59,11 +91,85 @@ class Engine:
         `backend`: how expressions are compiled, "source" or "closures" (see Program.load)."""
         return cls(Program.load(ruleset, cards, params, search, backend))
 
-    def __getattr__(self, name):
-        # The program's read-only tables (model, cards, params, names, origin, ...) read through.
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.program, name)
+    # ---- the ruleset, read-only -----------------------------------------------------------------
+    @property
+    def model(self):
+        """The checked ruleset (rulesdsl.checker.Model): its declarations by name, and the game block."""
+        return self.program.model
+
+    @property
+    def cards(self):
+        """The card database (rulesdsl.cards.CardDB)."""
+        return self.program.cards
+
+    @property
+    def params(self) -> dict:
+        """The value of every parameter of the ruleset, as declared or set."""
+        return self.program.params
+
+    @property
+    def names(self) -> list:
+        """The name of every card definition, by its index (the faces of a card are definitions too)."""
+        return self.program.names
+
+    @property
+    def card_kinds(self) -> list:
+        """The kind of every card definition, by its index."""
+        return self.program.def_kind
+
+    @property
+    def grids(self) -> dict:
+        """Each grid's static facts (`GridMeta`: size, cells, adjacency, data), by name."""
+        return self.program.grid_meta
+
+    @property
+    def tracks(self) -> dict:
+        """Each track's static facts (`TrackMeta`: size, data of its spaces), by name."""
+        return self.program.track_meta
+
+    @property
+    def slots(self) -> dict:
+        """Each slot of a card kind (`SlotMeta`: the kind it holds, who sees it, its limit), by name."""
+        return self.program.slot_meta
+
+    @property
+    def origin(self) -> dict | None:
+        """The files (with their hashes) and the parameters the program was loaded from."""
+        return self.program.origin
+
+    @property
+    def evaluation(self):
+        """The ruleset's `evaluate` block compiled, `(variable, [(score name, fn)], rank fn)`, or None;
+        each fn goes to `evaluate` or an `evaluator`."""
+        return self.program.evaluation
+
+    @property
+    def victory_scores(self) -> list:
+        """The victory block's scores compiled, `[(name, fn)]` (the block's variable is the player);
+        empty without a victory block."""
+        return self.program.victory_scores if self.program.model.victory is not None else []
+
+    @property
+    def victory_thresholds(self) -> list:
+        """Each `win if A >= B` (or `>`) line of the victory block compiled, `[(fn A, fn B)]`."""
+        return self.program.victory_thresholds
+
+    def source_of(self, path: str | None) -> str | None:
+        """The text of one of the ruleset's files (None or "": the ruleset's own file)."""
+        return self.program.model.program.source_of(path)
+
+    def with_params(self, params: dict) -> "Engine":
+        """An engine for the same ruleset and cards with parameters set otherwise (as `--set`)."""
+        return Engine(self.program.with_params(params))
+
+    def expression_compiler(self, types: dict, bindings: dict):
+        """A compiler of stand-alone expressions checked against the model (`check_expression`),
+        whose functions go to `evaluate`."""
+        return self.program.expression_compiler(types, bindings)
+
+    def player_sink(self, player: int, inner):
+        """A sink passing on to `inner` the events of a game as `player` (a seat from 0) sees them."""
+        return PlayerSink(self.program, player, inner)
 
     def __reduce__(self):
         """An engine pickles as its program, which pickles as its recipe (see program.py)."""
@@ -90,11 +196,40 @@ class Engine:
 
     def current_player(self, st: GameState) -> int | None:
         """The seat (from 0) asked to decide, or None when nothing is pending."""
-        return st.pending["player"] if st.pending else None
+        d = st.pending
+        return d["player"] if d is not None else None
+
+    def option_count(self, st: GameState) -> int:
+        """How many options the pending decision has (0 when nothing is pending)."""
+        d = st.pending
+        return len(d["options"]) if d is not None else 0
 
     def legal(self, st: GameState) -> list[str]:
         """The labels of the options of the pending decision, in their stable order."""
         return list(st.pending["options"]) if st.pending else []
+
+    def decision(self, st: GameState) -> Decision | None:
+        """The pending decision (who decides, the prompt, the labels, its kind, what a pick's options
+        cost), or None when nothing is pending."""
+        d = st.pending
+        if d is None:
+            return None
+        how = d["how"]
+        kind = how.kind
+        return Decision(d["player"], d["prompt"], tuple(d["options"]), kind,
+                        tuple(how.costs) if kind == "pick" else None)
+
+    def decision_span(self, st: GameState) -> Span | None:
+        """Where the rule asking the pending decision is written (None when nothing is pending)."""
+        d = st.pending
+        if d is None or not st.stack:
+            return None
+        # The asking instruction is the one before the top frame's next one; an action menu, asked
+        # again after each action, has the frame come back to it.
+        fr = st.stack[-1]
+        at = fr.pc if d["how"].kind == "act" else fr.pc - 1
+        spans = self.program.procs[fr.proc].spans
+        return spans[at] if 0 <= at < len(spans) else None
 
     def options(self, st: GameState) -> list[Option]:
         """The options of the pending decision, in their stable order, each with id, label and value."""
@@ -102,7 +237,7 @@ class Engine:
         if d is None:
             return []
         how, labels = d["how"], d["options"]
-        kind = how["kind"]
+        kind = how.kind
         if kind == "jump":
             values = list(labels)
             ids = [f"option:{label}" for label in labels]
@@ -110,8 +245,8 @@ class Engine:
             values = list(labels)
             ids = [f"action:{label}" for label in labels]
         else:
-            values = how["values"]
-            elem = how.get("elem") or ("",)
+            values = how.values
+            elem = how.elem or ("",)
             ids = [_value_id(v, label, elem, st) for v, label in zip(values, labels)]
         seen: dict[str, int] = {}
         out = []
@@ -162,6 +297,24 @@ class Engine:
             raise ValueError(f"no seat {player!r} in a game of {st.player_count}")
         return view(self.program, st, player)
 
+    def places(self, v: View) -> list[PlaceSeen]:
+        """Every place of view `v` with what its player sees of each card there, in the order that
+        gives the view's cards their handles (see `PlaceSeen`)."""
+        sk = v.skeleton
+        defs = sk["defs"]
+        out = []
+        h = 0
+        for key, size in sk["zones"]:
+            out.append(PlaceSeen(key, "zone", h, tuple(defs[h:h + size]), None))
+            h += size
+        for key, cells in sk["grids"]:
+            out.append(PlaceSeen(key, "grid", h, tuple(defs[h:h + len(cells)]), tuple(cells)))
+            h += len(cells)
+        for key, size in sk["slots"]:
+            out.append(PlaceSeen(key, "slot", h, tuple(defs[h:h + size]), None))
+            h += size
+        return out
+
     def determinize(self, v: View, rng) -> GameState:
         """A full game that view `v` cannot tell from the real one, every card its player does not
         see dealt at random (from `rng`, a `random.Random`) among the cards they have not seen."""
@@ -185,7 +338,8 @@ class Engine:
         return Position(self.program, st)
 
     def evaluate(self, fn, st: GameState, env: dict | None = None):
-        """The value of a compiled expression (see `Program.compile_expression`) in state `st`."""
+        """The value of a compiled expression (from `expression_compiler`, or one of `evaluation`,
+        `victory_scores`, `victory_thresholds`) in state `st`."""
         return fn(Run(self.program, st), dict(env or {}))
 
     def evaluator(self, st: GameState):

@@ -306,3 +306,77 @@ def dump(records, spans: bool = False) -> str:
         where = f"  ; {r.span.line}:{r.span.col}" if spans and r.span is not None else ""
         lines.append(f"{i:>{width}}  {r}{where}")
     return "\n".join(lines)
+
+
+# ---- decision records --------------------------------------------------------------------------
+# A question asked by one of the `Ask*` records leaves the game waiting (`GameState.pending`) with
+# one of these beside the options: what the chosen option does to the running body. The asking
+# instruction writes it and the engine's resume step reads it; the option ids and a player's view
+# read it too. Each has one field per value it carries, named as in its JSON form (`to_json`, the
+# shape of `GameState.to_json` and of a view). They are built on every question, so they are
+# slotted and plain (attrs' frozen classes cost twice a dict to build): a record is replaced,
+# never edited, which is why a cloned game may share it.
+decision = attrs.define(slots=True, weakref_slot=False)
+
+
+@decision
+class JumpDecision:
+    """A menu of labelled options (`AskOption`): option i goes on at instruction `pcs[i]`."""
+
+    kind: ClassVar[str] = "jump"
+    pcs: list
+
+
+@decision
+class BindDecision:
+    """A choice among values (`AskItem`): option i binds `values[i]` (static type `elem`) to `var`."""
+
+    kind: ClassVar[str] = "bind"
+    var: str
+    values: list
+    elem: tuple
+
+
+@decision
+class PickDecision:
+    """One round of a `pick` (`AskPick`): option i binds `values[i]` to `var` and spends `costs[i]`
+    from the temporary `left`, counting it in `count`; the value None is `stop`, which drops the
+    temporaries and goes on at `end`."""
+
+    kind: ClassVar[str] = "pick"
+    var: str
+    values: list
+    elem: tuple
+    costs: list
+    left: str
+    count: str
+    end: int
+
+
+@decision
+class ActDecision:
+    """An action menu (`AskAction`): `player` performs the chosen action, which takes one from the
+    temporary `left` and is added to the list `used`; the menu is asked again after it."""
+
+    kind: ClassVar[str] = "act"
+    player: int
+    left: str
+    used: str
+
+
+DECISIONS = {cls.kind: cls for cls in (JumpDecision, BindDecision, PickDecision, ActDecision)}
+_DECISION_FIELDS = {cls: tuple(f.name for f in attrs.fields(cls)) for cls in DECISIONS.values()}
+
+
+def decision_json(d) -> dict:
+    """A decision record as JSON data: `kind`, then its fields in order (the values not copied)."""
+    out = {"kind": d.kind}
+    for name in _DECISION_FIELDS[type(d)]:
+        out[name] = getattr(d, name)
+    return out
+
+
+def decision_from_json(data: dict):
+    """The decision record that `decision_json` wrote as `data` (lists where tuples were)."""
+    cls = DECISIONS[data["kind"]]
+    return cls(**{name: value for name, value in data.items() if name != "kind"})

@@ -41,7 +41,7 @@ from rulesdsl.files import Project, edited
 from rulesdsl.layers import load_ruleset
 from rulesdsl.resolver import BUILTINS, resolve
 
-from .program import Program
+from .engine import Engine
 
 # The largest message read from the client. The largest rules file is 256 KiB (RULES_MAX_BYTES),
 # sent as JSON text at most six times larger (every character escaped): 4 MiB leaves room for that
@@ -121,7 +121,7 @@ class Analysis:
             except RecursionError:
                 return
             try:
-                Program.load(path)
+                Engine.load(path)
             except LanguageError as exc:
                 self._add(exc)
             except RecursionError:

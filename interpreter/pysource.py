@@ -918,7 +918,7 @@ class SourceBackend(ClosureBackend):
         lines += ["if not _labels:", f"    fr.pc = {r.end}"] + ["    " + line for line in leave]
         who = c.text(r.by) if r.by is not None else "fr.active"
         count = leave[:-1]  # `leave` is the run's step count, then a bare return
-        return lines + count + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, {{'kind': 'jump', 'pcs': _pcs}})"]
+        return lines + count + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, {c.k(ir.JumpDecision)}(_pcs))"]
 
     def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
         c = self.c

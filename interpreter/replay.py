@@ -239,7 +239,7 @@ def replay(path: str | Path, sink=None, search: tuple = ()) -> Replay:
         lines.left, lines.number = TRACE_MAX_BYTES, 0
         compare = _Comparison(lines, os.path.dirname(os.path.abspath(path)), sink)
         st = engine.new_game(players, seed, sink=compare)
-        while compare.at is None and st.pending is not None:
+        while compare.at is None and engine.current_player(st) is not None:
             got = lines.read(EVENT_MAX_BYTES)
             if got is None:
                 break  # the trace stops at a decision: so does the replayed game
@@ -247,7 +247,7 @@ def replay(path: str | Path, sink=None, search: tuple = ()) -> Replay:
             choice = event["data"].get("choice")
             if event["event"] == "choice" and not isinstance(choice, str):
                 doc.fail(["data", "choice"], "the `choice` of a choice event must be the label of an option")
-            if event["event"] != "choice" or choice not in st.pending["options"]:
+            if event["event"] != "choice" or choice not in engine.legal(st):
                 compare.differ(lines.number, got, "(a decision: the trace goes another way)")
                 break
             lines.held = got

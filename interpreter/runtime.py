@@ -126,27 +126,27 @@ class Run(ZoneServices, BoardServices):
         if self.sink is not None:
             self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
         fr = st.stack[-1]
-        how = d["how"]
-        kind = how["kind"]
+        how = d["how"]  # a decision record (ir.py)
+        kind = how.kind
         if kind == "jump":
-            fr.pc = how["pcs"][choice]
+            fr.pc = how.pcs[choice]
         elif kind == "bind":
-            fr.env[how["var"]] = how["values"][choice]
+            fr.env[how.var] = how.values[choice]
         elif kind == "pick":
-            value = how["values"][choice]
+            value = how.values[choice]
             if value is None:
                 env = fr.env
-                del env[how["left"]], env[how["count"]]
-                fr.pc = how["end"]
+                del env[how.left], env[how.count]
+                fr.pc = how.end
             else:
-                fr.env[how["var"]] = value
-                fr.env[how["left"]] -= how["costs"][choice]
-                fr.env[how["count"]] += 1
+                fr.env[how.var] = value
+                fr.env[how.left] -= how.costs[choice]
+                fr.env[how.count] += 1
         elif kind == "act":
             env = fr.env
-            env[how["left"]] -= 1
-            env[how["used"]].append(label)
-            self.perform(label, [how["player"]], how["player"], bonus=False, span=None)
+            env[how.left] -= 1
+            env[how.used].append(label)
+            self.perform(label, [how.player], how.player, bonus=False, span=None)
         self.run(st)
         return st
 
@@ -494,7 +494,7 @@ class Run(ZoneServices, BoardServices):
         return present.snapshot(self.prog, st)
 
     def ask(self, who, prompt, labels, how):
-        """Suspend on a decision for player `who`."""
+        """Suspend on a decision for player `who`; `how` is its decision record (ir.py)."""
         if who is None:
             raise RuleError("a choice outside any player's turn needs `by player`")
         self.st.pending = {"player": who, "prompt": prompt, "options": labels, "how": how}

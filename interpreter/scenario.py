@@ -14,8 +14,7 @@ from rulesdsl.errors import Diagnostic, LanguageError, player_range, suggest
 from rulesdsl.parser import parse_expression
 from rulesdsl.tomlpos import TomlMap
 
-from .primitives import RuleError
-from .engine import Engine, GameError
+from .engine import Engine, GameError, RuleError
 from .position import PositionError
 from .trace import ListSink, render
 
@@ -188,7 +187,7 @@ class Runner:
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
                                         self.where.source_line(line), end_line, end_col))
             raise ScenarioError(diags) from None
-        comp = e.program.expression_compiler(types, bindings)
+        comp = e.expression_compiler(types, bindings)
         if comp.chancy(node):
             raise self.error(key_path, f"`{text}` draws from the game's RNG; an expectation must not")
         return node, comp
@@ -232,11 +231,11 @@ class Runner:
             st = e.new_game(players, seed, sink=self.sink)
         else:
             st = e.new_game(players, seed, sink=self.sink, setup_only=True)
-            if st.pending is not None:
+            if e.current_player(st) is not None:
                 raise self.error(("start",), "the set-up asks for a decision, so a scenario cannot start from "
                                  "[start]; leave [start] out and make the set-up choices as steps", place="header")
-            if start["phase"] not in [ph.name for ph in e.phases]:
-                names = [ph.name for ph in e.phases]
+            names = [ph.name for ph in e.model.round.phases]
+            if start["phase"] not in names:
                 raise self.error(("start", "phase"), f"no phase `{start['phase']}`; phases: {', '.join(names)}",
                                  suggest(start["phase"], names))
             first = start.get("player")
@@ -256,11 +255,12 @@ class Runner:
         e = self.engine
         tag = f"step {i}" + (f" ({step['note']})" if "note" in step else "")
         options = e.legal(st)
+        d = e.decision(st)
         if "prompt" in step:
-            got = st.pending["prompt"] if st.pending else None
+            got = d.prompt if d else None
             self.expect(got == step["prompt"], f"{tag}: decision is `{step['prompt']}` (got `{got}`)")
         if "player" in step:
-            got = st.pending["player"] + 1 if st.pending else None
+            got = d.player + 1 if d else None
             self.expect(got == step["player"], f"{tag}: P{step['player']} decides (got P{got})")
         if "options" in step:
             self.expect(options == step["options"], f"{tag}: options are {step['options']} (got {options})")
@@ -343,7 +343,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
             key_line, key_col = where.key(("params", k))
             given[k] = ParamValue(v, str(path), line, col, where.source_line(line), key_line, key_col, True)
         try:
-            engine = Engine(engine.program.with_params(given))
+            engine = engine.with_params(given)
         except ParamError as exc:
             raise ScenarioError(exc.diagnostics) from None
     runner = Runner(engine, path)

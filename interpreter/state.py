@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 
 from .place import place
+from .ir import decision_json
 
 MASK64 = (1 << 64) - 1
 
@@ -15,6 +16,13 @@ def _copy(value):
     if type(value) is dict:
         return {k: _copy(v) for k, v in value.items()}
     return value
+
+
+def _pending_json(pending: dict | None) -> dict | None:
+    """The pending decision as JSON data, its decision record (ir.py) written as a dict."""
+    if pending is None:
+        return None
+    return copy.deepcopy(dict(pending, how=decision_json(pending["how"])))
 
 
 class Zones(dict):
@@ -71,6 +79,7 @@ class GameState:
         self.tracks: dict = {}
         self.grids: dict = {}
         self.stack: list[Frame] = []
+        # {"player", "prompt", "options" (labels), "how" (a decision record of ir.py)}, or None
         self.pending: dict | None = None
         self.result: dict | None = None
         self.seq = 0
@@ -159,7 +168,7 @@ class GameState:
             "loc": list(self.loc), "card_def": list(self.card_def),
             "counters": copy.deepcopy(self.counters), "markers": dict(self.markers),
             "tracks": copy.deepcopy(self.tracks), "grids": copy.deepcopy(self.grids),
-            "stack": [f.to_json() for f in self.stack], "pending": copy.deepcopy(self.pending),
+            "stack": [f.to_json() for f in self.stack], "pending": _pending_json(self.pending),
             "result": copy.deepcopy(self.result), "decisions": self.decisions,
             "total_steps": self.total_steps,
             "reached": copy.deepcopy(self.reached),

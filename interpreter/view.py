@@ -33,6 +33,7 @@ import json
 import weakref
 
 from . import present
+from .ir import decision_from_json, decision_json
 from .place import place, slot_key
 from .runtime import GameError, InternalError, Run
 from .state import Frame, GameState, Zones
@@ -241,7 +242,7 @@ def view(prog, st: GameState, player: int) -> View:
     pending, pending_data = None, None
     d = st.pending
     if d is not None:
-        how = dict(d["how"])
+        how = decision_json(d["how"])
         elem = how.get("elem") or ("",)
         cards = "values" in how and elem[0] == "card"
         if cards:
@@ -395,7 +396,7 @@ class _Deal:
         self.steps = sk["steps"]
         if p is not None and not self.ask_again:
             st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
-                          "how": dict(p["how"])}
+                          "how": decision_from_json(p["how"])}
         self.prog = prog
         self.template = st
 

@@ -78,7 +78,7 @@ def test_an_option_outside_the_mask_is_refused_or_wrapped():
 
 def test_the_observation_holds_only_what_the_player_sees():
     engine = Engine.load(path("base"))
-    enc = ObservationEncoder(engine.program, 2)
+    enc = ObservationEncoder(engine, 2)
     st = engine.new_game(2, 3)
     other = st.clone()
     hand = other.zones["P2.deck"]
@@ -97,7 +97,7 @@ def test_the_observation_holds_only_what_the_player_sees():
 
 def test_the_layout_is_labelled_and_seats_are_relative():
     engine = Engine.load(path("base"))
-    enc = ObservationEncoder(engine.program, 2)
+    enc = ObservationEncoder(engine, 2)
     labels = [label for label, _, _ in enc.layout]
     assert labels[0] == "game: round" and any(label.startswith("zone deck (seat +1)") for label in labels)
     assert sum(size for _, _, size in enc.layout) == enc.size

@@ -106,13 +106,13 @@ def small(tmp_path_factory):
 
 
 def test_a_small_body_lowers_to_the_expected_listing(small):
-    assert ir.dump(small.procs["phase:play"].ir) == PHASE
-    assert ir.dump(small.procs["setup"].ir) == SETUP
-    assert ir.dump(small.procs["action:take"].ir) == "0  call draw src=bag refill=- dest=p.hand -> c"
+    assert ir.dump(small.program.procs["phase:play"].ir) == PHASE
+    assert ir.dump(small.program.procs["setup"].ir) == SETUP
+    assert ir.dump(small.program.procs["action:take"].ir) == "0  call draw src=bag refill=- dest=p.hand -> c"
 
 
 def test_the_listing_can_show_where_each_record_comes_from(small):
-    lines = ir.dump(small.procs["phase:play"].ir, spans=True).splitlines()
+    lines = ir.dump(small.program.procs["phase:play"].ir, spans=True).splitlines()
     assert lines[0].endswith("; 24:12")    # the condition of the `if`
     assert lines[3].endswith("; 27:13")    # the `set` of the `else` part
 
@@ -141,8 +141,8 @@ def engine(request):
 
 
 def test_every_shipped_body_has_well_formed_records(engine):
-    assert engine.procs
-    for key, proc in engine.procs.items():
+    assert engine.program.procs
+    for key, proc in engine.program.procs.items():
         assert len(proc.ir) == len(proc.code) == len(proc.spans), key
         for i, rec in enumerate(proc.ir):
             assert type(rec) in ir.RECORDS, (key, i, rec)
@@ -156,7 +156,7 @@ def test_every_shipped_body_has_well_formed_records(engine):
 
 
 def test_every_shipped_body_pickles_to_the_same_records(engine):
-    for key, proc in engine.procs.items():
+    for key, proc in engine.program.procs.items():
         back = pickle.loads(pickle.dumps(proc.ir))
         assert [type(r) for r in back] == [type(r) for r in proc.ir], key
         assert ir.dump(back, spans=True) == ir.dump(proc.ir, spans=True), key
@@ -181,7 +181,7 @@ def test_records_are_data_not_code(engine):
                 yield from values(x)
         else:
             yield v
-    for proc in engine.procs.values():
+    for proc in engine.program.procs.values():
         for rec in proc.ir:
             for f in attrs.fields(type(rec)):
                 assert not any(callable(v) for v in values(getattr(rec, f.name))), (f.name, str(rec))

@@ -66,8 +66,8 @@ def referenced(st):
     for fr in st.stack:
         for v in fr.env.values():
             held.update(v if isinstance(v, list) else [v])
-    if st.pending and "values" in st.pending["how"]:
-        held.update(st.pending["how"]["values"])
+    if st.pending and hasattr(st.pending["how"], "values"):
+        held.update(st.pending["how"].values)
     return held
 
 

@@ -23,12 +23,11 @@ class Evaluation:
 
     def __init__(self, engine):
         self.engine = engine
-        prog = engine.program
-        self.declared = prog.evaluation
-        self.thresholds = prog.victory_thresholds
-        victory = prog.model.victory
+        self.declared = engine.evaluation
+        self.thresholds = engine.victory_thresholds
+        victory = engine.model.victory
         self.victory_var = victory.var if victory is not None else None
-        self.victory_scores = prog.victory_scores if victory is not None else []
+        self.victory_scores = engine.victory_scores
         self.reference = None  # the anchor of a single player's utilities (see `anchor`)
 
     def anchor(self, st) -> None:

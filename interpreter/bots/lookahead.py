@@ -28,10 +28,10 @@ def best_next(engine, evaluation, st, luck: int, follow: int = 0) -> int:
     """The index of the pending option whose result is best for the player to decide, each option
     followed by at most `follow` more of that player's decisions (the greedy bot's rule); the first
     of equal ones."""
-    n = len(st.pending["options"])
+    n = engine.option_count(st)
     if n == 1:
         return 0
-    seat = st.pending["player"]
+    seat = engine.current_player(st)
     scores = [after(engine, evaluation, st, i, seat, luck, follow) for i in range(n)]
     return max(range(n), key=scores.__getitem__)
 
@@ -46,7 +46,7 @@ def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: in
     (`where` the game was before the move), at most `follow` times, take the best next option by
     one-step lookahead (in place, on `st`, its random events drawn by `chance`). The phase bounds a
     move where one player decides everything (a game of one player)."""
-    while follow > 0 and st.result is None and st.pending["player"] == seat and where(st) == at:
+    while follow > 0 and st.result is None and engine.current_player(st) == seat and where(st) == at:
         engine.apply(st, best_next(engine, evaluation, st, luck), chance=chance)
         follow -= 1
 
@@ -59,7 +59,7 @@ def play_through_next_move(engine, evaluation, st, seat: int, at: tuple, follow:
     the game ends first, or after `cap` decisions. The random events are drawn by `chance`."""
     round_number, next_at, steps = at[0], None, 0
     while st.result is None and steps < cap and st.round == round_number:
-        who = st.pending["player"]
+        who = engine.current_player(st)
         now = where(st)
         if who == seat and now != at:
             if next_at is None:

@@ -69,7 +69,7 @@ class MctsBot:
         self.samples = samples
         self.evaluation = Evaluation(engine)
         self.last_iterations = 0
-        phases = engine.program.phases
+        phases = engine.model.round.phases
         # Per phase: does a later phase of the round give every player a turn?
         self.turns_later = [any(ph.mode in ("each", "turns") for ph in phases[i + 1:]) for i in range(len(phases))]
         # Where moves are judged through a later phase, the tree covers the player's own move only.
@@ -133,10 +133,10 @@ class MctsBot:
         own, root_at, seat = self.own_move, self.root_at, self.seat
         try:
             while st.result is None:
-                if own and (st.pending["player"] != seat or where(st) != root_at):
+                if own and (engine.current_player(st) != seat or where(st) != root_at):
                     break  # the player's move is over: a leaf, scored as it stands
                 options = engine.options(st)
-                mover = st.pending["player"]
+                mover = engine.current_player(st)
                 children = node.children
                 untried = [o for o in options if o.id not in children]
                 if untried:
@@ -166,7 +166,7 @@ class MctsBot:
             for _ in range(self.depth):
                 if st.result is not None:
                     break
-                n = len(st.pending["options"])
+                n = engine.option_count(st)
                 engine.apply(st, rng.randrange(n), chance=chance)
             if at is not None and self.follow:
                 finish_move(engine, self.evaluation, st, path[-1][1], self.follow, chance, rng.getrandbits(64), at)

@@ -26,14 +26,14 @@ from .encoding import LIMIT, ObservationEncoder
 MAX_OPTIONS = 512
 
 
-def state_text(st) -> str:
+def state_text(engine, st) -> str:
     """A game in one line: the round, and the pending decision with its options, or the winners."""
     if st is None:
         return ""
     if st.result is not None:
         return f"round {st.round}: over, winners {', '.join(st.result['winners']) or 'none'}"
-    d = st.pending
-    return f"round {st.round}, {st.phase}: P{d['player'] + 1} {d['prompt']}: {', '.join(d['options'])}"
+    d = engine.decision(st)
+    return f"round {st.round}, {st.phase}: P{d.player + 1} {d.prompt}: {', '.join(d.options)}"
 
 
 class RulesetAECEnv(AECEnv):
@@ -45,9 +45,9 @@ class RulesetAECEnv(AECEnv):
                  max_options: int = MAX_OPTIONS, max_decisions: int = 100_000, render_mode: str | None = None):
         super().__init__()
         self.engine = ruleset if isinstance(ruleset, Engine) else Engine.load(ruleset, cards, params)
-        game = self.engine.program.model.game
+        game = self.engine.model.game
         self.players = players if players is not None else game.default_players
-        self.encoder = ObservationEncoder(self.engine.program, self.players)
+        self.encoder = ObservationEncoder(self.engine, self.players)
         self.max_options = max_options
         self.max_decisions = max_decisions
         self.render_mode = render_mode
@@ -101,7 +101,7 @@ class RulesetAECEnv(AECEnv):
 
     def render(self):
         """The game as text: the round, the phase and the pending decision's options."""
-        return state_text(self.state)
+        return state_text(self.engine, self.state)
 
     def close(self):
         pass
@@ -109,12 +109,12 @@ class RulesetAECEnv(AECEnv):
     # ---- helpers ------------------------------------------------------------------------------
     def _mask(self, seat: int) -> np.ndarray:
         mask = np.zeros(self.max_options, dtype=np.int8)
-        d = self.state.pending
-        if d is not None and d["player"] == seat and not self.terminations[self.possible_agents[seat]]:
-            if len(d["options"]) > self.max_options:
-                raise ValueError(f"a decision with {len(d['options'])} options, more than max_options="
+        count = self.engine.option_count(self.state)
+        if self.engine.current_player(self.state) == seat and not self.terminations[self.possible_agents[seat]]:
+            if count > self.max_options:
+                raise ValueError(f"a decision with {count} options, more than max_options="
                                  f"{self.max_options}: make the environment with a larger max_options")
-            mask[:len(d["options"])] = 1
+            mask[:count] = 1
         return mask
 
     def _settle(self):
@@ -132,4 +132,4 @@ class RulesetAECEnv(AECEnv):
             return
         for a in self.agents:
             self.rewards[a] = 0.0
-        self.agent_selection = self.possible_agents[st.pending["player"]]
+        self.agent_selection = self.possible_agents[self.engine.current_player(st)]

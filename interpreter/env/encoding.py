@@ -36,17 +36,18 @@ MAX_CELL_BITS = 100
 
 
 class ObservationEncoder:
-    """The vector layout of one compiled ruleset at one player count, and the encoding of views."""
+    """The vector layout of one compiled ruleset (an `Engine`) at one player count, and the encoding
+    of views."""
 
-    def __init__(self, program, players: int):
-        self.program = program
+    def __init__(self, engine, players: int):
+        self.engine = engine
         self.players = players
-        model = program.model
+        model = engine.model
         self.layout: list[tuple[str, int, int]] = []  # (label, offset, size)
         self.size = 0
         # Card definitions by kind (every face of a card is a definition of its own).
         self.defs_of_kind: dict[str, list[int]] = {}
-        for index, kind in enumerate(program.def_kind):
+        for index, kind in enumerate(engine.card_kinds):
             self.defs_of_kind.setdefault(kind, []).append(index)
         self.def_slot = {}  # definition index -> its position among its kind's definitions
         for kind, defs in self.defs_of_kind.items():
@@ -66,8 +67,8 @@ class ObservationEncoder:
                 self._zones[(name, r if z.per_player else None)] = self._block(
                     f"zone {name}{who}: size, then counts per {z.kind} definition", 1 + len(self._defs(z.kind)))
         self._slots = {}
-        for name in sorted(program.slot_meta):
-            kind = program.slot_meta[name].kind
+        for name in sorted(engine.slots):
+            kind = engine.slots[name].kind
             for r in [*range(players), None]:
                 who = f" (seat +{r})" if r is not None else " (shared places)"
                 self._slots[(name, r)] = self._block(f"slot {name}{who}: size, then counts per {kind} definition",
@@ -75,7 +76,7 @@ class ObservationEncoder:
         self._grids = {}
         for name in sorted(model.grids):
             g = model.grids[name]
-            meta = program.grid_meta[name]
+            meta = engine.grids[name]
             cells = meta.width * meta.height
             bits = cells if cells <= MAX_CELL_BITS else 0
             for r in range(players if g.per_player else 1):
@@ -95,7 +96,7 @@ class ObservationEncoder:
                          for name in sorted(model.markers)}
         self._tracks = {}
         for name in sorted(model.tracks):
-            size = program.track_meta[name].size
+            size = engine.tracks[name].size
             pieces = [f"P{s + 1}" for s in range(players)] + sorted(
                 p.name for p in model.pieces.values() if p.track == name)
             for piece in pieces:
@@ -116,7 +117,7 @@ class ObservationEncoder:
         out = np.zeros(self.size, dtype=np.float32)
         n = self.players
         me = view.player
-        data, sk = view.data, view.skeleton
+        data = view.data
 
         def rel(seat):  # a seat from 0, relative to the observer
             return (seat - me) % n
@@ -128,41 +129,30 @@ class ObservationEncoder:
         if pending is not None:
             out[self._turn + rel(pending["player"])] = 1
         out[self._over] = 1 if data["result"] is not None else 0
-        defs = sk["defs"]
-        handle = 0
         owner_of = {}  # handle -> relative seat of the place holding it (None: shared)
-
-        def place(base, size, r):  # a zone's or slot's cards: its size, then what is seen of them
-            out[base] += size
-            for h in range(handle, handle + size):
+        grids = self.engine.model.grids
+        # The places come zones first, then grids, then slots: a slot's host is placed before it.
+        for p in self.engine.places(view):
+            where = place_of(p.key)
+            name = where.name
+            if p.kind == "slot":
+                r = owner_of.get(where.host)
+                base = self._slots[(name, r)]
+            else:
+                r = rel(where.owner) if where.owner is not None else None
+                if p.kind == "zone":
+                    base = self._zones[(name, r)]
+                else:
+                    base, bits = self._grids[(name, r)]
+                    if bits:
+                        count = len(self._defs(grids[name].kind))
+                        for cell in p.cells:
+                            out[base + 1 + count + cell] = 1
+            out[base] += len(p.cards)
+            for h, d in enumerate(p.cards, p.first):
                 owner_of[h] = r
-                if defs[h] is not None:
-                    out[base + 1 + self.def_slot[defs[h]]] += 1
-            return handle + size
-        for key, size in sk["zones"]:
-            where = place_of(key)
-            r = rel(where.owner) if where.owner is not None else None
-            name = where.name
-            handle = place(self._zones[(name, r)], size, r)
-        for key, cells in sk["grids"]:
-            where = place_of(key)
-            r = rel(where.owner) if where.owner is not None else None
-            name = where.name
-            base, bits = self._grids[(name, r)]
-            out[base] += len(cells)
-            count = len(self._defs(self.program.model.grids[name].kind))
-            for cell in cells:
-                owner_of[handle] = r
-                if defs[handle] is not None:
-                    out[base + 1 + self.def_slot[defs[handle]]] += 1
-                if bits:
-                    out[base + 1 + count + cell] = 1
-                handle += 1
-        for key, size in sk["slots"]:
-            where = place_of(key)
-            name = where.name
-            r = owner_of.get(where.host)
-            handle = place(self._slots[(name, r)], size, r)
+                if d is not None:
+                    out[base + 1 + self.def_slot[d]] += 1
         counters = data["counters"]
         for (name, r), at in self._counters.items():
             value = counters[name]
@@ -177,7 +167,7 @@ class ObservationEncoder:
             if piece[0] == "P" and piece[1:].isdigit():  # a player's piece, by relative seat
                 key = f"P{(me + int(piece[1:]) - 1) % n + 1}"
             pos = data["tracks"][name].get(key)
-            size = self.program.track_meta[name].size
+            size = self.engine.tracks[name].size
             out[at + (size if pos is None else pos)] = 1
         return out
 

@@ -37,13 +37,13 @@ class RulesetGymEnv(gym.Env):
                  cards=None, params: dict | None = None, max_options: int = MAX_OPTIONS,
                  max_decisions: int = 100_000, render_mode: str | None = None):
         self.engine = ruleset if isinstance(ruleset, Engine) else Engine.load(ruleset, cards, params)
-        game = self.engine.program.model.game
+        game = self.engine.model.game
         self.players = players if players is not None else game.default_players
         if not 1 <= seat <= self.players:
             raise ValueError(f"seat {seat} does not exist: seats are 1 to {self.players}")
         self.seat = seat - 1
         self.opponents = opponents
-        self.encoder = ObservationEncoder(self.engine.program, self.players)
+        self.encoder = ObservationEncoder(self.engine, self.players)
         self.max_options = max_options
         self.max_decisions = max_decisions
         self.render_mode = render_mode
@@ -65,7 +65,7 @@ class RulesetGymEnv(gym.Env):
         st = self.state
         illegal = False
         if st.result is None and self.decisions < self.max_decisions:
-            count = len(st.pending["options"])
+            count = self.engine.option_count(st)
             index = int(action)
             if not 0 <= index < count:
                 illegal, index = True, index % count
@@ -83,14 +83,15 @@ class RulesetGymEnv(gym.Env):
 
     def render(self):
         """The game as text: the round, the phase and the pending decision's options."""
-        return state_text(self.state)
+        return state_text(self.engine, self.state)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _others(self):
         """Let the bots play until the learner's decision or the end of the game."""
         st = self.state
-        while st.result is None and st.pending["player"] != self.seat and self.decisions < self.max_decisions:
-            self.engine.apply(st, decide(self.engine, st, self.agents[st.pending["player"]]))
+        engine = self.engine
+        while st.result is None and engine.current_player(st) != self.seat and self.decisions < self.max_decisions:
+            engine.apply(st, decide(engine, st, self.agents[engine.current_player(st)]))
             self.decisions += 1
 
     def _observe(self):
@@ -98,10 +99,10 @@ class RulesetGymEnv(gym.Env):
 
     def _info(self) -> dict:
         mask = np.zeros(self.max_options, dtype=np.int8)
-        d = self.state.pending
-        if d is not None and d["player"] == self.seat:
-            if len(d["options"]) > self.max_options:
-                raise ValueError(f"a decision with {len(d['options'])} options, more than max_options="
+        count = self.engine.option_count(self.state)
+        if self.engine.current_player(self.state) == self.seat:
+            if count > self.max_options:
+                raise ValueError(f"a decision with {count} options, more than max_options="
                                  f"{self.max_options}: make the environment with a larger max_options")
-            mask[:len(d["options"])] = 1
+            mask[:count] = 1
         return {"action_mask": mask}

@@ -106,8 +106,8 @@ def _sweep_values(text: str, engine, option: str = "--sweep", n: int = 1) -> tup
     if "=" not in text:
         bad(len(text) + 1, f"`{option}` takes name=LO..HI or name=V1,V2,...", f"write `{option} {text or 'name'}=8..14`")
     name, spec = text.split("=", 1)
-    if name not in engine.program.params:
-        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.program.params))
+    if name not in engine.params:
+        bad(1, f"the ruleset has no parameter {opt.shown(name, 'name')}", suggest(name, engine.params))
     start = len(name) + 2
     m = re.fullmatch(r"(-?[0-9]+)\.\.(-?[0-9]+)", spec)
     if m:
@@ -428,13 +428,13 @@ def cmd_fit_eval(args) -> int:
 
     engine = _load(args)
     g = engine.model.game
-    if engine.program.evaluation is None:
+    if engine.evaluation is None:
         raise UsageError(f"{args.ruleset} has no `evaluate` block: fit-eval weighs its named scores "
                          "(docs/agents.md, \"A ruleset's own evaluation\")")
     players = _players_for(engine, args.players)
     _seeds_fit("--seed", args.seed, args.games)
     _agents_for(args.agents, players, args.seed, engine)
-    names = [name for name, _ in engine.program.evaluation[1]]
+    names = [name for name, _ in engine.evaluation[1]]
     if not names:
         raise UsageError(f"the `evaluate` block of {args.ruleset} names no score (`score NAME = ...`): "
                          "there is nothing to weigh")

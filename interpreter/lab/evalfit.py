@@ -93,7 +93,7 @@ def collect(engine, agents: str, players: int, games: int, seed: int = 1, every:
                 if count % every == 0:
                     evaluate = engine.evaluator(st)
                     kept.append([ev.scores(st, p, evaluate) for p in range(players)])
-                engine.apply(st, decide(engine, st, seated[st.pending["player"]]))
+                engine.apply(st, decide(engine, st, seated[engine.current_player(st)]))
                 count += 1
         except LimitError:
             if each is not None:

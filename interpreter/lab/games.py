@@ -27,11 +27,11 @@ def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -
     try:
         while not engine.is_over(st):
             options = engine.options(st)
-            who = st.pending["player"]
+            who = engine.current_player(st)
             bot = bots[who]
             choice = bot.choose(options, engine.view(st, who) if getattr(bot, "uses_view", True) else None)
             if tally:
-                _tally(st.pending, options, choice, offered, cards)
+                _tally(engine.decision(st), options, choice, offered, cards)
             engine.apply(st, choice)
     except LimitError as exc:
         status, message = "limit", exc.diagnostic.message
@@ -49,11 +49,10 @@ def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -
             "options": offered, "cards": cards}
 
 
-def _tally(pending, options, choice, offered, cards) -> None:
-    """Count, for one decision, the named options and the cards offered, the one chosen, and a card
-    chosen in a `pick ... spend` (paid for: "bought")."""
-    how = pending.get("how") or {}
-    costs = how.get("costs") if how.get("kind") == "pick" else None
+def _tally(decision, options, choice, offered, cards) -> None:
+    """Count, for one decision (`Engine.decision`), the named options and the cards offered, the one
+    chosen, and a card chosen in a `pick ... spend` (paid for: "bought")."""
+    costs = decision.costs
     for o in options:
         kind = o.id.split(":", 1)[0]
         chosen = o.index == choice.index

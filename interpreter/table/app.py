@@ -24,7 +24,6 @@ from textual.widgets.option_list import Option
 from ..place import place
 from ..plaintext import plain, visible
 from ..trace import render
-from ..view import PlayerSink
 from .session import Table
 
 MAX_EVENT_LINES = 300
@@ -50,16 +49,7 @@ def board_text(engine, st, seat: int) -> str:
         where = place(key)
         if where.host is not None and cards:
             attached.setdefault(where.host, []).append(f"{where.name}: " + ", ".join(c or "?" for c in cards))
-    handles = {}
-    h = 0
-    for key, size in v.skeleton["zones"]:
-        handles[key] = range(h, h + size)
-        h += size
-    for key, size in v.skeleton["grids"]:
-        h += len(size)
-    for key, size in v.skeleton["slots"]:
-        handles[key] = range(h, h + size)
-        h += size
+    handles = {p.key: range(p.first, p.first + len(p.cards)) for p in engine.places(v) if p.kind != "grid"}
 
     def shown(key, cards):
         out = []
@@ -84,14 +74,12 @@ def board_text(engine, st, seat: int) -> str:
 
 def rule_text(engine, st) -> str:
     """The source lines of the rule that asks the pending decision."""
-    if st.pending is None or not st.stack:
+    if engine.current_player(st) is None:
         return "No decision is pending."
-    frame = st.stack[-1]
-    proc = engine.program.procs[frame.proc]
-    span = proc.ir[frame.pc - 1].span if 0 < frame.pc <= len(proc.ir) else None
+    span = engine.decision_span(st)
     if span is None or not span.line:
         return "This decision has no rule text."
-    source = engine.program.model.program.source_of(span.path or engine.program.model.program.path) or ""
+    source = engine.source_of(span.path) or ""
     lines = source.splitlines()[span.line - 1:min(span.end_line or span.line, span.line + 19)]
     return f"{span.path}:{span.line}\n" + "\n".join(lines)
 
@@ -130,7 +118,7 @@ class PlayApp(App):
         # The last events as each person may read them: through their player's filter (view.py),
         # without the referee's full `state` snapshots.
         self.events: dict[int, list[str]] = {seat: [] for seat in table.humans}
-        self.filters = {seat: PlayerSink(table.engine.program, seat, self._keeper(seat)) for seat in table.humans}
+        self.filters = {seat: table.engine.player_sink(seat, self._keeper(seat)) for seat in table.humans}
         self.shown_seat = None  # the person whose cards are on the screen
         self.typed = ""
         table.sink = self._event
@@ -158,7 +146,7 @@ class PlayApp(App):
         yield Footer()
 
     def on_mount(self):
-        self.title = visible(self.table.engine.program.model.game.name)
+        self.title = visible(self.table.engine.model.game.name)
         self.table.advance()
         self.redraw()
 
@@ -189,9 +177,9 @@ class PlayApp(App):
             prompt.update(plain(f"Game over. Winners: {', '.join(r['winners']) or 'nobody'}. {r['reason']}. "
                                 "Press q to leave."))
             return
-        d = t.state.pending
-        prompt.update(plain(f"P{d['player'] + 1}, {d['prompt']}:  (number, arrows and Enter, or type the start)"))
-        options.add_options([Option(plain(f"{i + 1}. {label}")) for i, label in enumerate(d["options"])])
+        d = t.engine.decision(t.state)
+        prompt.update(plain(f"P{d.player + 1}, {d.prompt}:  (number, arrows and Enter, or type the start)"))
+        options.add_options([Option(plain(f"{i + 1}. {label}")) for i, label in enumerate(d.options)])
         options.highlighted = 0
         options.focus()
 
@@ -202,7 +190,7 @@ class PlayApp(App):
     def pick(self, index: int):
         if self.table.over or self.table.seat_to_play not in self.table.humans:
             return
-        if 0 <= index < len(self.table.state.pending["options"]):
+        if 0 <= index < self.table.engine.option_count(self.table.state):
             self.typed = ""
             self.table.choose(index)
             self.redraw()
@@ -211,7 +199,7 @@ class PlayApp(App):
         if self.table.over or not event.character or not event.is_printable:
             return
         ch = event.character
-        labels = self.table.state.pending["options"]
+        labels = self.table.engine.legal(self.table.state)
         if ch.isdigit() and ch != "0" and int(ch) <= len(labels) and not self.typed:
             event.stop()
             self.pick(int(ch) - 1)

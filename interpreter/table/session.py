@@ -74,28 +74,28 @@ class Table:
     @property
     def seat_to_play(self):
         """The seat (from 0) whose decision is pending, or None once the game is over."""
-        return None if self.over else self.state.pending["player"]
+        return None if self.over else self.engine.current_player(self.state)
 
     def advance(self):
         """Let the bots decide until a person's decision or the end of the game."""
         st = self.state
-        while not self.over and st.pending["player"] not in self.humans:
+        while not self.over and self.engine.current_player(st) not in self.humans:
             self._apply(self._bot_choice())
 
     def choose(self, index: int):
         """A person's choice (the index of an option), then the bots' until the next person's."""
-        if self.over or self.state.pending["player"] not in self.humans:
+        if self.over or self.engine.current_player(self.state) not in self.humans:
             raise ValueError("no person's decision is pending")
-        if not 0 <= index < len(self.state.pending["options"]):
+        if not 0 <= index < self.engine.option_count(self.state):
             raise ValueError(f"there is no option {index + 1}")
         self._apply(index)
         self.advance()
 
     def _bot_choice(self) -> int:
-        return decide(self.engine, self.state, self.bots[self.state.pending["player"]]).index
+        return decide(self.engine, self.state, self.bots[self.engine.current_player(self.state)]).index
 
     def _apply(self, index: int):
-        self.seats.append(self.state.pending["player"])
+        self.seats.append(self.engine.current_player(self.state))
         self.engine.apply(self.state, index, sink=self.sink)
         self.history.append(index)
 
@@ -119,13 +119,13 @@ class Table:
         for n, index in enumerate(history):
             if self.over:
                 raise fail(n, f"the game ended before decision {n + 1} of {len(history)}")
-            if index >= len(self.state.pending["options"]):
-                raise fail(n, f"decision {n + 1} has {len(self.state.pending['options'])} options, "
-                              f"not an option {index + 1}")
-            if self.state.pending["player"] not in self.humans:
+            count, who = self.engine.option_count(self.state), self.engine.current_player(self.state)
+            if index >= count:
+                raise fail(n, f"decision {n + 1} has {count} options, not an option {index + 1}")
+            if who not in self.humans:
                 again = self._bot_choice()
                 if check and again != index:
-                    raise fail(n, f"decision {n + 1}: the bot of P{self.state.pending['player'] + 1} "
+                    raise fail(n, f"decision {n + 1}: the bot of P{who + 1} "
                                   "now chooses otherwise", "the bots or the engine changed")
             self._apply(index)
 
