@@ -1,7 +1,7 @@
 """The closure back end: instruction records (`interpreter/ir.py`) to instructions `ins(rt, frame)`.
 
 One builder per record type, and for `Call` one per service. Expression operands are compiled by
-the compiler's expression half into `f(rt, env)` closures; everything static in a record (names,
+the expression compiler (`pysource.SourceCompiler`) into `f(rt, env)` functions; everything static in a record (names,
 temporaries, jump targets, flags) is captured as a constant, so an instruction does no lookup it
 could have done here. Each instruction is specialised for its record's shape (a card or a zone to
 move, a static or computed action, an int to keep in range) rather than testing it at run time.
@@ -9,14 +9,15 @@ move, a static or computed action, an int to keep in range) rather than testing 
 from __future__ import annotations
 
 from . import ir
-from .compiler import Compiler, Proc, RuleError, bounded, charge
+from .compiler import Proc, RuleError, bounded, charge
 
 
 class ClosureBackend:
-    """Builds `proc.code` and `proc.spans` from `proc.ir`, one instruction per record."""
+    """Builds `proc.code` and `proc.spans` from `proc.ir`, one instruction per record; `exprs`
+    (a `pysource.SourceCompiler`) compiles the records' expressions."""
 
-    def __init__(self, comp: Compiler):
-        self.c = comp
+    def __init__(self, exprs):
+        self.c = exprs
         self.size = 0  # of the body being built: where `Return` goes
 
     def build(self, proc: Proc):
@@ -79,7 +80,7 @@ class ClosureBackend:
     def loop_items(self, r):
         """A closure giving the items a `LoopInit` iterates over (before the snapshot is taken)."""
         if r.over == "each":
-            return self.c.as_list(r.source)
+            return self.c.items_function(r.source)
         if r.over == "count":
             count = self.c.expr(r.source)
             span = r.span
@@ -305,7 +306,7 @@ class ClosureBackend:
 
     def b_AskItem(self, r):
         by = self.expr(r.by)
-        items = self.c.as_list(r.source)
+        items = self.c.items_function(r.source)
         elem = r.elem
         var = r.var
         end = r.end
@@ -337,7 +338,7 @@ class ClosureBackend:
 
     def b_AskPick(self, r):
         by = self.expr(r.by)
-        items = self.c.as_list(r.source)
+        items = self.c.items_function(r.source)
         elem = r.elem
         cost = self.c.expr(r.cost)
         var, left, count = r.var, r.left, r.count

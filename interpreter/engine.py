@@ -54,10 +54,9 @@ class Engine:
 
     @classmethod
     def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None,
-             search: tuple = (), backend: str = "source") -> "Engine":
-        """Parse (with layers), check, load cards and compile; each step raises its own error.
-        `backend`: how expressions are compiled, "source" or "closures" (see Program.load)."""
-        return cls(Program.load(ruleset, cards, params, search, backend))
+             search: tuple = ()) -> "Engine":
+        """Parse (with layers), check, load cards and compile; each step raises its own error."""
+        return cls(Program.load(ruleset, cards, params, search))
 
     def __getattr__(self, name):
         # The program's read-only tables (model, cards, params, names, origin, ...) read through.

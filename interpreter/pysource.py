@@ -1,18 +1,17 @@
-"""The source back end: checked expressions, called definitions and straight runs of instruction
+"""The expression compiler: checked expressions, called definitions and straight runs of instruction
 records written as the text of Python functions (`SourceCompiler`, `SourceBackend`).
 
-The closure compiler (`compiler.py`) turns every node of an expression into a closure, so that
-evaluating `score(p) + bonus >= it.cost` is a dozen Python calls. This back end writes the whole tree
-as the text of one function `f(rt, env)` and compiles it with `compile()`: operators are inline,
-small definitions are expanded in place as text, an aggregate's element (`it`) is a comprehension
-variable rather than an entry of `env`, and only built-ins with a shape of their own call a helper.
-The function has the same signature and the same meaning as the closure it replaces: the same
-values, the same order of evaluation, the same step charges and the same errors at the same spans.
+Every expression of a ruleset (a rule's, a parameter's, a card field's default, a scenario's
+expectation) is written as the text of one function `f(rt, env)` and compiled with `compile()`:
+operators are inline, small definitions are expanded in place as text, an aggregate's element (`it`)
+is a comprehension variable rather than an entry of `env`, and only built-ins with a shape of their
+own call a helper. A node nested too deep for Python's parser is written as a function of its own
+(see `SourceCompiler.hoisted`). Each function's text is registered in `linecache` under a name
+that says the rule it comes from, so a traceback through it shows its lines.
 
 Nothing from a ruleset reaches the generated text except as an escaped literal: names, text and
 numbers are written with `repr` of a `str`/`int` (or stored in the constant table `K` and read as
-`K[i]`), and every Python identifier in the text is one this module made. A construct this module
-does not write falls back to the closure compiler for that node alone (its children come back here).
+`K[i]`), and every Python identifier in the text is one this module made.
 
 A definition that is called rather than expanded is one function with its parameters as Python
 locals, and `SourceBackend` writes each straight run of records of a body as one function (see
@@ -20,20 +19,21 @@ its text). docs/architecture.md, "The source back end", says the same for a read
 """
 from __future__ import annotations
 
+import hashlib
+import linecache
+import re
+
 from rulesdsl import ast as A
-from rulesdsl.checker import INT, PLAYER
+from rulesdsl.checker import ANY, INT, PLAYER
+from rulesdsl.limits import MAX_INLINED_NODES
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import Compiler, RuleError, block_in, bounded, charge, piece_key, set_sizes
+from .compiler import RuleError, block_in, bounded, charge, piece_key, set_sizes
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
 _WALK = "going through a collection"
-
-
-class Unsupported(Exception):
-    """This node is not written as source: the closure compiler builds it instead."""
 
 
 # ---- helpers the generated functions call: built-ins with a shape of their own --------------------
@@ -230,92 +230,157 @@ _HELPERS = {name: value for name, value in globals().items() if name.startswith(
 _HELPERS.update({"bounded": bounded, "charge": charge, "_set_sizes": set_sizes})
 
 
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")  # the literals `repr` writes
+_BRACKETS_ONLY = {c: None for c in range(128) if chr(c) not in "()[]{}"}
+_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
+
+
+def _nesting(text: str) -> int:
+    """How deeply brackets nest in a generated text (outside its string literals)."""
+    rest = _STRINGS.sub("", text).translate(_BRACKETS_ONLY)
+    depth = 0
+    while rest:
+        inner = _PAIRS.sub("", rest)  # the innermost pairs, all at once
+        if inner == rest:
+            break
+        rest, depth = inner, depth + 1
+    return depth
+
+
 # Every generated function starts by reading the run's state, card table and cards' definitions into
 # locals, which the text reads as `st`, `fl` and `cd` (a program's constant evaluation has no state).
 _PROLOGUE = "    st = rt.st\n    fl = rt.fields\n    cd = st.card_def if st is not None else None\n"
 
 
-class SourceCompiler(Compiler):
-    """The compiler with expressions written as Python source (see the module's text). Statement
-    lowering and everything else is the closure compiler's; `expr(e)` gives a function `f(rt, env)`."""
+class _NoGame:
+    """What an expression evaluated before any game reads as its run: no state, no cards."""
 
-    def __init__(self, model, params):
-        super().__init__(model, params)
+    st = None
+    fields = ()
+
+
+_NO_GAME = _NoGame()
+
+
+class SourceCompiler:
+    """Checked expressions to Python functions `f(rt, env)`, each the text of one function (see the
+    module's text); `expr(e)` gives the function, `text(e)` its text. Called definitions, which the
+    runtime reads from `funcs`, are compiled here too; the instruction builder (`Compiler`) writes
+    statements as records and asks this compiler for each expression they hold."""
+
+    # A node whose text nests brackets deeper than this is written as a function of its own (see
+    # `hoisted`): Python's parser takes 200 at most.
+    DEEPEST = 100
+
+    def __init__(self, model, params: dict, player_keys: dict | None = None):
+        self.m = model
+        self.types = model.types
+        self.param_values = params
+        self.player_keys = player_keys if player_keys is not None else {}  # zone or grid -> key per seat
+        self.funcs: dict = {}           # a called definition's name -> its function `(rt, args)`
+        self._inline_depth = 0
+        self._inlined_nodes = 0         # what expansion has copied so far: capped, then calls stay calls
+        self._chancy_defs: dict[str, bool] = {}  # per definition: whether its body may draw
+        self._shapes: dict[str, tuple] = {}       # per definition: its size and its locals' uses
         self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
         self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
+        self._scope: list[str] = []  # every comprehension variable around the text being written
         self._py_locals: dict = {}   # a `def` parameter (its Param node) -> the Python local holding it
+        self._env = "env"            # what a hoisted function is given as `env` (a definition has none)
         self._fresh = 0
         self._texts: dict = {}       # id of a whole expression -> (the node, its text), written once
         self._functions: dict = {}   # id of a whole expression -> (the node, its function)
+        self._item_functions: dict = {}  # id of a collection expression -> (the node, its elements' function)
         self.consts: list = []       # the constants every generated function reads as `K[i]`
         self.space = dict(_HELPERS, K=self.consts, _F=self.funcs)  # their globals, shared
         self.sources: list[str] = []  # the text of every function built, in order (for tests and `dump`)
 
+    def t(self, e):
+        return self.types.get(e, ANY)
+
     # ---- the entry points -----------------------------------------------------------------------
+    def _enter(self, py_locals: dict, env: str):
+        """Start the text of a new function; returns what `_leave` restores."""
+        saved = self._inline_depth, self._src_inline, self._its, self._scope, self._py_locals, self._env
+        self._inline_depth, self._src_inline, self._its, self._scope = 0, {}, [], []
+        self._py_locals, self._env = py_locals, env
+        return saved
+
+    def _leave(self, saved):
+        self._inline_depth, self._src_inline, self._its, self._scope, self._py_locals, self._env = saved
+
     def text(self, e) -> str:
         """The text of a whole expression, written once per node (its inner nodes are written as
-        part of it). While the closure compiler expands a definition in place, the text depends on
-        that expansion and is not kept."""
+        part of it)."""
         known = self._texts.get(id(e))
-        if known is not None and not self._inline:
+        if known is not None:
             return known[1]
-        saved = self._src_inline, self._its, self._py_locals
-        self._src_inline, self._its, self._py_locals = {}, [], {}
+        saved = self._enter({}, "env")
         try:
-            text = self.src(e)  # at the top nothing is in scope, so a node not written is embedded
+            text = self.src(e)
         finally:
-            self._src_inline, self._its, self._py_locals = saved
-        if not self._inline:
-            self._texts[id(e)] = (e, text)
+            self._leave(saved)
+        self._texts[id(e)] = (e, text)
         return text
 
     def expr(self, e):
+        """The function `f(rt, env)` of a whole expression, built once per node."""
         known = self._functions.get(id(e))
-        if known is not None and not self._inline:
+        if known is not None:
             return known[1]
-        try:
-            text = self.text(e)
-            fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {text}\n", e.span, "_f")
-        except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
-            fn = Compiler.expr(self, e)
-        if not self._inline:
-            self._functions[id(e)] = (e, fn)
+        fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {self.text(e)}\n", e.span, "_f")
+        self._functions[id(e)] = (e, fn)
         return fn
+
+    def items_function(self, node):
+        """The function `f(rt, env)` giving the elements of a collection expression (a zone's list,
+        a grid's cards in cell order, a list), built once per node."""
+        known = self._item_functions.get(id(node))
+        if known is not None:
+            return known[1]
+        fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {self.top_items(node)}\n", node.span, "_f")
+        self._item_functions[id(node)] = (node, fn)
+        return fn
+
+    def constant(self, e):
+        """The value of an expression evaluated before any game (a parameter, a cell's data)."""
+        return self.expr(e)(_NO_GAME, {})
 
     def compile_func(self, fn):
         """A definition called (not expanded in place) as one function whose parameters are Python
-        locals; one with a default value for a parameter is the closure compiler's."""
+        locals; a parameter not given takes its default, which may read the parameters before it."""
         if self.funcs.get(fn.name) is not None:
             return
-        if any(p.default is not None for p in fn.params):
-            return Compiler.compile_func(self, fn)
-        self.funcs[fn.name] = Unsupported  # being written: a call inside it reads `_F` when it runs
+        self.funcs[fn.name] = fn  # being written: a call inside it reads `_F` when it runs
         names = {p: f"_a{i}" for i, p in enumerate(fn.params)}
-        saved = self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals
-        self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = {}, 0, {}, [], names
+        saved = self._enter(names, "None")
         try:
+            if any(p.default is not None for p in fn.params):
+                unpack = "".join(f"    {names[p]} = args[{i}]\n" if p.default is None else
+                                 f"    {names[p]} = args[{i}] if len(args) > {i} else {self.src(p.default)}\n"
+                                 for i, p in enumerate(fn.params))
+            else:
+                unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             body = self.src(fn.body)
-            unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             what = self.k(f"calls of `{fn.name}`")
             # A call is one step, charged inline; `charge` words the error.
-            func = self.function(f"def _d(rt, args):\n{_PROLOGUE}    if st is not None:\n"
-                                 f"        st.steps += 1\n        if st.steps > rt.step_budget:\n"
-                                 f"            charge(rt, 0, {self.k(fn.span)}, {what})\n"
-                                 f"{unpack}    return {body}\n", fn.span, "_d")
-        except (Unsupported, SyntaxError, RecursionError, MemoryError):
-            func = None
+            self.funcs[fn.name] = self.function(
+                f"def _d(rt, args):\n{_PROLOGUE}    if st is not None:\n"
+                f"        st.steps += 1\n        if st.steps > rt.step_budget:\n"
+                f"            charge(rt, 0, {self.k(fn.span)}, {what})\n"
+                f"{unpack}    return {body}\n", fn.span, "_d")
         finally:
-            self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = saved
-        if func is None:
-            del self.funcs[fn.name]
-            return Compiler.compile_func(self, fn)
-        self.funcs[fn.name] = func
+            self._leave(saved)
 
     def function(self, body: str, span, name: str):
-        """Compile the text of one function and return it (SyntaxError if Python refuses it)."""
-        # Named after the rule it comes from, so that a profile tells the functions apart.
-        where = f"<{span.path or self.m.program.path}:{span.line}:{span.col}>" if span else "<rules>"
-        code = compile(body, where, "exec")
+        """Compile the text of one function and return it. Its file name says the rule it comes from
+        (so that a profile tells the functions apart) and its text is registered in `linecache`
+        under that name, so that a traceback through it shows its lines."""
+        where = f"{span.path or self.m.program.path}:{span.line}:{span.col}" if span else "rules"
+        # The same text gets the same name: compiling a program again adds nothing to the cache.
+        filename = f"<rules {where} {hashlib.blake2s(body.encode('utf-8'), digest_size=6).hexdigest()}>"
+        code = compile(body, filename, "exec")
+        linecache.cache[filename] = (len(body), None, body.splitlines(True), filename)
         self.sources.append(body)
         exec(code, self.space)  # noqa: S102 - the text is built by this module alone (see its docstring)
         return self.space.pop(name)
@@ -334,20 +399,24 @@ class SourceCompiler(Compiler):
 
     def src(self, e) -> str:
         """The text of `e`, parenthesised where it is compound."""
-        method = getattr(self, "s_" + type(e).__name__, None)
-        if method is None:
-            return self.embedded(e)
-        try:
-            return method(e)
-        except Unsupported:
-            return self.embedded(e)
+        text = getattr(self, "s_" + type(e).__name__)(e)
+        # Only a long text can nest deep: most are never measured.
+        if len(text) > 2 * self.DEEPEST and _nesting(text) > self.DEEPEST:
+            return self.hoisted(e, text)
+        return text
 
-    def embedded(self, e) -> str:
-        """The closure of `e`, called from the text: only where nothing in it stands for text of
-        this function (an expanded parameter, a comprehension's `it`)."""
-        if self._src_inline or self._its or self._py_locals:
-            raise Unsupported
-        return f"{self.k(Compiler.expr(self, e))}(rt, env)"
+    def hoisted(self, e, text: str) -> str:
+        """`e`, whose text is `text`, written as a function of its own and called where it stands, so
+        that no text nests deeper than Python's parser takes, however deep the rule (or the
+        definitions expanded in it). A call, not a value computed beforehand: `e` is evaluated
+        exactly when, and as often as, it would be inline (after what precedes it, only on the
+        branch that reaches it). It is given every variable its text may read: the definition's
+        parameters and the comprehension variables around it."""
+        name = self.fresh("h")
+        free = "".join(", " + v for v in list(self._py_locals.values()) + self._scope)
+        self.space[name] = self.function(f"def {name}(rt, env{free}):\n{_PROLOGUE}    return {text}\n",
+                                         e.span, name)
+        return f"{name}(rt, {self._env}{free})"
 
     # ---- nodes ----------------------------------------------------------------------------------
     def s_Lit(self, e):
@@ -365,8 +434,6 @@ class SourceCompiler(Compiler):
                 return self._py_locals[site]
             if site in self._src_inline:
                 return self._src_inline[site]
-            if site in self._inline:  # a parameter the closure compiler is expanding: its closure
-                return f"{self.k(self._inline[site])}(rt, env)"
             if e.id == "it" and self._its:
                 return self._its[-1]
             return f"env[{self.k(n)}]"
@@ -390,7 +457,7 @@ class SourceCompiler(Compiler):
         m = self.m
         if ot == PLAYER:
             if n in m.zones or n in m.grids:
-                return f"{self.k(self.player_keys(n))}[{obj}]"
+                return f"{self.k(self.player_keys[n])}[{obj}]"
             if n in m.counters:
                 return f"st.counters[{self.k(n)}][{obj}]"
         if ot[0] == "card":
@@ -416,7 +483,7 @@ class SourceCompiler(Compiler):
             if n == "index":
                 return obj
             return f"rt.track_meta[{self.k(ot[1])}].space_data[{obj}][{self.k(n)}]"
-        raise Unsupported  # the closure compiler reports it
+        raise RuleError(f"cannot read `{n}` here", e.span)
 
     def s_Index(self, e):
         if self.t(e.obj)[0] == "keyed":
@@ -452,10 +519,7 @@ class SourceCompiler(Compiler):
                     f"(_nonzero({self.src(e.right)}, {self.k(e.span)}))")
         if op == "*":
             return f"bounded({self.src(e.left)} * {self.src(e.right)}, {self.k(e.span)})"
-        py = _COMPARE.get(op) or _ARITH.get(op)
-        if py is None:
-            raise Unsupported
-        return f"({self.src(e.left)} {py} {self.src(e.right)})"
+        return f"({self.src(e.left)} {_COMPARE.get(op) or _ARITH[op]} {self.src(e.right)})"
 
     def s_Range(self, e):
         return f"_range(rt, {self.src(e.lo)}, {self.src(e.hi)}, {self.k(e.span)})"
@@ -477,7 +541,7 @@ class SourceCompiler(Compiler):
         b = self.m.bindings[e]
         kind, name = b.kind, b.name
         # An argument may read `it`: the body's own aggregates bind variables of their own.
-        if kind == "def" and self.inlinable(b.decl, e.args, args_may_read_it=True):
+        if kind == "def" and self.inlinable(b.decl, e.args):
             fn = b.decl
             mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
             self._inlined_nodes += self._body_shape(fn)[0]
@@ -494,10 +558,94 @@ class SourceCompiler(Compiler):
                 self.compile_func(b.decl)
             args = "".join(self.src(a) + ", " for a in e.args)
             return f"_F[{self.k(name)}](rt, ({args}))"
-        method = getattr(self, "t_" + name, None)
-        if method is None:
-            raise Unsupported
-        return method(e)
+        return getattr(self, "t_" + name)(e)
+
+    # ---- what the checker's types say, and what may draw ----------------------------------------
+    def elem_type(self, node):
+        t = self.t(node)
+        if t[0] == "list":
+            return t[1]
+        if t[0] == "zone":
+            return ("card", t[1])
+        if t[0] == "grid":
+            return ("card", self.m.grids[t[1]].kind)
+        return ANY
+
+    def _mentions_it(self, e):
+        if isinstance(e, A.Name):
+            return e.id == "it"
+        for field in ("obj", "left", "right", "operand", "coll", "cond", "test", "then", "other", "lo", "hi", "index"):
+            sub = getattr(e, field, None)
+            if sub is not None and not isinstance(sub, (str, int)) and self._mentions_it(sub):
+                return True
+        for sub in getattr(e, "args", ()) or getattr(e, "items", ()):
+            if self._mentions_it(sub):
+                return True
+        return False
+
+    def chancy(self, node) -> bool:
+        """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
+        such expressions are never reordered, skipped or evaluated a different number of times."""
+        for n in A.walk(node):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
+            if b is None:
+                continue
+            if b.kind == "builtin" and b.name == "random":
+                return True
+            if b.kind == "def":
+                known = self._chancy_defs.get(b.name)
+                if known is None:  # worked out once per definition, over every definition it reaches
+                    known = self._chancy_defs[b.name] = self._draws(b.decl.body, {b.name})
+                if known:
+                    return True
+        return False
+
+    def _draws(self, node, seen) -> bool:
+        for n in A.walk(node):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
+            if b is None:
+                continue
+            if b.kind == "builtin" and b.name == "random":
+                return True
+            if b.kind == "def" and b.name not in seen:
+                seen.add(b.name)
+                if self._draws(b.decl.body, seen):
+                    return True
+        return False
+
+    def builtin(self, call) -> str | None:
+        """The name of the built-in function a call calls, if it calls one."""
+        b = self.m.bindings.get(call)
+        return b.name if b is not None and b.kind == "builtin" else None
+
+    def inlinable(self, fn, args) -> bool:
+        """Small definitions are compiled into their callers; a parameter whose argument is not a
+        plain name or literal must appear at most once, so nothing is evaluated twice. (An argument
+        may read `it`: the body's own aggregates bind variables of their own.)"""
+        if self._inline_depth >= 6 or len(args) != len(fn.params):
+            return False
+        if any(self.chancy(a) for a in args) or self.chancy(fn.body):
+            return False
+        size, uses = self._body_shape(fn)
+        if size > 60 or self._inlined_nodes + size > MAX_INLINED_NODES:
+            return False
+        for prm, arg in zip(fn.params, args):
+            if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm, 0) > 1:
+                return False
+        return True
+
+    def _body_shape(self, fn):
+        """(nodes in a definition's body, uses of each local in it), counted once per definition."""
+        shape = self._shapes.get(fn.name)
+        if shape is None:
+            nodes = list(A.walk(fn.body))
+            uses = {}
+            for n in nodes:
+                b = self.m.bindings.get(n) if isinstance(n, A.Name) else None
+                if b is not None and b.kind == "local":
+                    uses[b.decl.site] = uses.get(b.decl.site, 0) + 1
+            shape = self._shapes[fn.name] = (len(nodes), uses)
+        return shape
 
     # ---- collections and `it` -------------------------------------------------------------------
     def items(self, node) -> str:
@@ -530,10 +678,12 @@ class SourceCompiler(Compiler):
         """(variable, text of `body` with `it` read from that variable)."""
         var = self.fresh("it")
         self._its.append(var)
+        self._scope.append(var)
         try:
             return var, self.src(body)
         finally:
             self._its.pop()
+            self._scope.pop()
 
     def reads_field_of_it(self, node, elem_t) -> bool:
         """Whether `node` reads a field of `it` (a card) by a name that does not depend on `it`
@@ -787,6 +937,8 @@ class SourceCompiler(Compiler):
         return f"st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
 
 
+
+
 def _times(rt, n, span):
     if n > rt.step_budget:
         raise RuleError(f"repeat {n} times is more than the step budget ({rt.step_budget})", span)
@@ -845,8 +997,7 @@ class SourceBackend(ClosureBackend):
         return {i for i in out if 0 <= i < len(records)}
 
     def run_of(self, proc, records, start, end):
-        """One function for records[start:end], or the first record's own instruction when Python
-        refuses the text (an expression nested deeper than its parser takes)."""
+        """One function for records[start:end]."""
         c = self.c
         first = c.k(proc.code[start])
         lines = ["def _r(rt, fr):", "    st = rt.st", "    fl = rt.fields", "    cd = st.card_def",
@@ -857,10 +1008,7 @@ class SourceBackend(ClosureBackend):
             leave = ([f"st.steps += {done - 1}"] if done > 1 else []) + ["return"]
             lines.extend("    " + line for line in getattr(self, "w_" + type(r).__name__)(r, i, leave))
         lines.append(f"    st.steps += {end - start - 1}")
-        try:
-            return c.function("\n".join(lines) + "\n", records[start].span, "_r")
-        except (SyntaxError, RecursionError, MemoryError):
-            return proc.code[start]
+        return c.function("\n".join(lines) + "\n", records[start].span, "_r")
 
     # Each writer gives the lines of one record; `leave` is what ends the function at a jump.
     def w_Let(self, r, i, leave):

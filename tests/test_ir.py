@@ -187,23 +187,21 @@ def test_records_are_data_not_code(engine):
                 assert not any(callable(v) for v in values(getattr(rec, f.name))), (f.name, str(rec))
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch, backend):
+def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch):
     """Which `def` calls are compiled in place depends on the order of compilation (the inlining
     allowance is spent first come, first served), so the back end keeps the written order even
     where a pick's budget is evaluated by the record before its head."""
-    from interpreter.program import BACKENDS
-    compiler = BACKENDS[backend][0]
+    from interpreter.pysource import SourceCompiler as compiler
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "small.lf").write_text(SMALL)
     pick_line = next(i for i, line in enumerate(SMALL.splitlines(), 1) if "pick c in" in line)
     seen = []
-    expr = compiler.expr
+    text = compiler.text
 
     def spy(self, e):
         if e.span.line == pick_line:
             seen.append(e.span.col)
-        return expr(self, e)
-    monkeypatch.setattr(compiler, "expr", spy)
-    Engine.load(tmp_path / "small.lf", backend=backend)
+        return text(self, e)
+    monkeypatch.setattr(compiler, "text", spy)
+    Engine.load(tmp_path / "small.lf")
     assert len(seen) >= 3 and seen == sorted(seen)
