@@ -38,33 +38,6 @@ def charge(rt, n: int, span, what: str):
         raise RuleError(f"{what}: more than the step budget ({rt.step_budget:,}) allows", span)
 
 
-def block_in(meta, cells, bw: int, bh: int) -> bool:
-    """Whether the filled cells of a grid hold a full block `bw` wide and `bh` high."""
-    W = meta.width
-    for i in sorted(cells):  # each filled cell as a possible top-left corner
-        x0, y0 = i % W, i // W
-        if x0 + bw > W or y0 + bh > meta.height:
-            continue
-        if all((y0 + dy) * W + x0 + dx in cells for dy in range(bh) for dx in range(bw)):
-            return True
-    return False
-
-
-def set_sizes(values) -> list[int]:
-    """The sizes of the sets of different values that `values` can be grouped into, each set taking
-    one of every value still left: [number of values with at least 1, with at least 2, ...]."""
-    counts = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    left = sorted(counts.values(), reverse=True)
-    sizes = []
-    for i in range(1, (left[0] if left else 0) + 1):
-        while left[-1] < i:
-            left.pop()
-        sizes.append(len(left))
-    return sizes
-
-
 def piece_key(v) -> str:
     """Players' pieces are keyed by seat (`P1`); other pieces by their name."""
     return f"P{v + 1}" if isinstance(v, int) else v

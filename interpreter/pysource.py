@@ -4,8 +4,9 @@ records written as the text of Python functions (`SourceCompiler`, `SourceBacken
 Every expression of a ruleset (a rule's, a parameter's, a card field's default, a scenario's
 expectation) is written as the text of one function `f(rt, env)` and compiled with `compile()`:
 operators are inline, small definitions are expanded in place as text, an aggregate's element (`it`)
-is a comprehension variable rather than an entry of `env`, and only built-ins with a shape of their
-own call a helper. A node nested too deep for Python's parser is written as a function of its own
+is a comprehension variable rather than an entry of `env`, and a built-in is a call of its function
+in the library of built-ins (library.py), or the same meaning written inline for the few that
+matter most to speed. A node nested too deep for Python's parser is written as a function of its own
 (see `SourceCompiler.hoisted`). Each function's text is registered in `linecache` under a name
 that says the rule it comes from, so a traceback through it shows its lines.
 
@@ -24,19 +25,21 @@ import linecache
 import re
 
 from rulesdsl import ast as A
+from rulesdsl.builtins import BUILTINS
 from rulesdsl.checker import ANY, INT, PLAYER
 from rulesdsl.limits import MAX_INLINED_NODES
 
 from . import ir
 from .backend import ClosureBackend
-from .compiler import RuleError, block_in, bounded, charge, piece_key, set_sizes
+from .compiler import RuleError, bounded, charge
+from .library import FUNCTIONS, RUN_METHODS, group_sizes
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
 _WALK = "going through a collection"
 
 
-# ---- helpers the generated functions call: built-ins with a shape of their own --------------------
+# ---- helpers the generated functions call ---------------------------------------------------------
 def _charged(rt, xs, span, what=_WALK):
     st = rt.st
     if st is None:  # before any game: `charge` checks the engine's own ceiling
@@ -116,118 +119,11 @@ def _any_select(rt, xs, v, name, op):
     return False
 
 
-def _extreme(vs, span, pick):
-    if not vs:
-        raise RuleError("min/max of an empty collection", span)
-    return pick(vs)
-
-
-def _end(lst, i):
-    return lst[i] if lst else None
-
-
-def _turn_order(rt, start):
-    n = rt.st.player_count
-    return [(start + i) % n for i in range(n)]
-
-
-def _player(rt, seat, span):
-    if not 1 <= seat <= rt.st.player_count:
-        raise RuleError(f"there is no seat {seat}", span)
-    return seat - 1
-
-
-def _space(rt, name, piece, span):
-    pos = rt.st.tracks[name].get(piece_key(piece))
-    if pos is None:
-        raise RuleError("this piece is not on the track", span)
-    return pos
-
-
-def _space_at(rt, name, idx, span):
-    if not 0 <= idx < rt.track_meta[name].size:
-        raise RuleError(f"track `{name}` has no space {idx}", span)
-    return idx
-
-
-def _free_spaces(rt, name, piece):
-    me = piece_key(piece)
-    others = {pos for k, pos in rt.st.tracks[name].items() if k != me and pos is not None}
-    return rt.track_meta[name].size - len(others)
-
-
-def _frontier(rt, gname, key):
-    adjacent = rt.grid_meta[gname].adjacent
-    cells = rt.st.grids[key]
-    out = set()
-    for i in cells:
-        out.update(j for j in adjacent[i] if j not in cells)
-    return sorted(out)
-
-
-def _has_block(rt, gname, key, bw, bh):
-    return block_in(rt.grid_meta[gname], rt.st.grids[key], bw, bh)
-
-
-def _cell_of(card, cells):
-    for i, held in cells.items():
-        if held == card:
-            return i
-    return None
-
-
-def _field(rt, ref, n, is_def, span):
-    v = rt.fields[ref if is_def else rt.st.card_def[ref]].get(n)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise RuleError(f"cards of this kind have no int field `{n}`", span)
-    return v
-
-
-def _index_of(lst, v):
-    return lst.index(v) if v in lst else -1
-
-
-def _by(xs, values, better):
-    xs = list(xs)
-    if not xs:
-        return None
-    vs = values(xs)
-    best = 0
-    for i in range(1, len(xs)):
-        if better(vs[i], vs[best]):
-            best = i
-    return xs[best]
-
-
-def _sort_by(xs, values):
-    xs = list(xs)
-    vs = values(xs)
-    return [x for _, _, x in sorted(zip(vs, range(len(xs)), xs), key=lambda t: (t[0], t[1]))]
-
-
-def _empty_cells(rt, gname, key):
-    cells = rt.st.grids[key]
-    return [i for i in rt.grid_meta[gname].playable if i not in cells]
-
-
-def _cell(rt, gname, cx, cy, span):
-    meta = rt.grid_meta[gname]
-    if not (1 <= cx <= meta.width and 1 <= cy <= meta.height):
-        raise RuleError(f"cell ({cx}, {cy}) is outside the grid", span)
-    return (cy - 1) * meta.width + (cx - 1)
-
-
-def _less(a, b):
-    return a < b
-
-
-def _greater(a, b):
-    return a > b
-
-
 _HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
             and name not in ("_HELPERS",)}
-_HELPERS.update({"bounded": bounded, "charge": charge, "_set_sizes": set_sizes})
+_HELPERS.update({"bounded": bounded, "charge": charge})
+_HELPERS.update({f"_b_{name}": fn for name, fn in FUNCTIONS.items()})  # the built-ins' functions
+_HELPERS["_group_sizes"] = group_sizes
 
 
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")  # the literals `repr` writes
@@ -271,6 +167,8 @@ class SourceCompiler:
     # A node whose text nests brackets deeper than this is written as a function of its own (see
     # `hoisted`): Python's parser takes 200 at most.
     DEEPEST = 100
+    # Whether built-ins with a writer of their own are written inline (else every one is a call).
+    INLINE = True
 
     def __init__(self, model, params: dict, player_keys: dict | None = None):
         self.m = model
@@ -558,7 +456,9 @@ class SourceCompiler:
                 self.compile_func(b.decl)
             args = "".join(self.src(a) + ", " for a in e.args)
             return f"_F[{self.k(name)}](rt, ({args}))"
-        return getattr(self, "t_" + name)(e)
+        writer = getattr(self, "t_" + name, None) if self.INLINE else None
+        text = writer(e) if writer is not None else None
+        return text if text is not None else self.library_call(e, name)
 
     # ---- what the checker's types say, and what may draw ----------------------------------------
     def elem_type(self, node):
@@ -733,6 +633,39 @@ class SourceCompiler:
         return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
 
     # ---- built-ins ------------------------------------------------------------------------------
+    # A built-in is a call of its function in the library (interpreter/library.py), its arguments
+    # given as the table of built-ins shapes them (`library_call`). The few that matter most to
+    # speed have a writer of their own here (`t_NAME`), which writes the same meaning inline: a
+    # count or a test of a `where` without building the list, a sum of a field, an aggregate's
+    # values as one comprehension. A writer may decline (return None): the call is written.
+    def library_call(self, e, name: str) -> str:
+        """The call of built-in `name`'s library function, its arguments shaped by its table row."""
+        row = BUILTINS[name]
+        args = [self.k(e.span)]
+        if name in ("min", "max") and self.t(e.args[0]) == INT:  # of two numbers: they are the collection
+            return f"_b_{name}(rt, {args[0]}, [{self.src(e.args[0])}, {self.src(e.args[1])}])"
+        for i, a in enumerate(e.args):
+            shape = row.shape(i)
+            if shape == "items":
+                args.append(self.items(a))
+            elif shape == "each":
+                var, body = self.with_it(a)
+                args.append(f"lambda {var}: {body}")
+            elif shape == "grid":
+                args += [self.k(self.t(a)[1]), self.src(a)]
+            elif shape == "card_or_def":
+                args += [self.src(a), repr(self.t(a)[0] == "def")]
+            elif shape == "cards_or_defs":
+                args += [self.items(a), repr(self.elem_type(a)[0] == "def")]
+            elif shape == "card_or_cards":
+                args.append(self.src(a) if self.t(a)[0] in ("card", "none") else self.items(a))
+            else:  # a value, or a declaration's name (which is its value)
+                args.append(self.src(a))
+        method = RUN_METHODS.get(name)
+        if method is not None:  # the function calls this method of the run: so does the text
+            return f"rt.{method}({', '.join(args[1:])})"
+        return f"_b_{name}(rt, {', '.join(args)})"
+
     def tested(self, arg, fast: str, slow: str, plain: str) -> str:
         """`count` or `any` of a collection: `fast` for a fast `where` (its texts as xs, v, name,
         op), `slow` for another `where` (xs, var, cond, span), `plain` for no `where` (items)."""
@@ -749,6 +682,10 @@ class SourceCompiler:
         return self.tested(e.args[0], "len(_select(rt, {0}, {1}, {2}, {3}))",
                            "sum([1 for {1} in _charged(rt, {0}, {3}) if {2}])", "len({0})")
 
+    def t_any(self, e):
+        return self.tested(e.args[0], "_any_select(rt, {0}, {1}, {2}, {3})",
+                           "any(True for {1} in _charged(rt, {0}, {3}) if {2})", "(len({0}) > 0)")
+
     def t_sum(self, e):
         coll, body = e.args
         elem_t = self.elem_type(coll)
@@ -757,26 +694,23 @@ class SourceCompiler:
                 and elem_t[0] == "card" and body.name == "name"):
             name = self.field_of_it(body, elem_t)
         if name is not None:
-            # The closure reads the field's name before the items.
+            # The field's name is read before the items.
             return f"_sum_field(rt, {name}, {self.items_any_order(coll)})"
         xs, values = self.values(coll, body)
         return f"sum({values(xs)})"
 
     def extreme_text(self, e, pick):
+        """`min` or `max`: of two numbers inline, else the library's over the values' list."""
         if self.t(e.args[0]) == INT:
             return f"{pick}({self.src(e.args[0])}, {self.src(e.args[1])})"
         xs, values = self.values(e.args[0], e.args[1])
-        return f"_extreme({values(xs)}, {self.k(e.span)}, {pick})"
+        return f"_b_{pick}(rt, {self.k(e.span)}, {values(xs)})"
 
     def t_min(self, e):
         return self.extreme_text(e, "min")
 
     def t_max(self, e):
         return self.extreme_text(e, "max")
-
-    def t_any(self, e):
-        return self.tested(e.args[0], "_any_select(rt, {0}, {1}, {2}, {3})",
-                           "any(True for {1} in _charged(rt, {0}, {3}) if {2})", "(len({0}) > 0)")
 
     def t_all(self, e):
         xs, values = self.values(e.args[0], e.args[1])
@@ -788,155 +722,25 @@ class SourceCompiler:
 
     def t_set_sizes(self, e):
         xs, values = self.values(e.args[0], e.args[1])
-        return f"_set_sizes({values(xs)})"
-
-    def t_names(self, e):
-        xs = self.items(e.args[0])
-        d = self.fresh("d")
-        if self.elem_type(e.args[0])[0] == "def":
-            return f"[rt.names[{d}] for {d} in {xs}]"
-        return f"[rt.names[cd[{d}]] for {d} in {xs}]"
+        return f"_group_sizes({values(xs)})"
 
     def t_abs(self, e):
         return f"abs({self.src(e.args[0])})"
 
-    def t_top(self, e):
-        return f"_end(st.zones[{self.src(e.args[0])}], -1)"
-
-    def t_bottom(self, e):
-        return f"_end(st.zones[{self.src(e.args[0])}], 0)"
-
-    def t_first(self, e):
-        return f"_end({self.items(e.args[0])}, 0)"
-
-    def t_last(self, e):
-        return f"_end({self.items(e.args[0])}, -1)"
-
-    def t_defs(self, e):
-        return f"list(rt.defs_by_kind[{self.k(e.args[0].id)}])"
-
-    def t_random(self, e):
-        return f"rt.random_choice({self.items(e.args[0])})"
-
-    def t_holder(self, e):
-        return f"st.markers.get({self.k(e.args[0].id)})"
+    def t_seat(self, e):
+        return f"({self.src(e.args[0])} + 1)"
 
     def t_next_player(self, e):
         return f"(({self.src(e.args[0])} + 1) % st.player_count)"
 
-    def t_turn_order(self, e):
-        return f"_turn_order(rt, {self.src(e.args[0])})"
+    def t_holder(self, e):
+        return f"st.markers.get({self.k(e.args[0].id)})"
 
-    def t_seat(self, e):
-        return f"({self.src(e.args[0])} + 1)"
-
-    def t_player(self, e):
-        return f"_player(rt, {self.src(e.args[0])}, {self.k(e.span)})"
-
-    def t_space(self, e):
-        return f"_space(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
-
-    t_position = t_space
-
-    def t_space_at(self, e):
-        return f"_space_at(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
-
-    def t_free_spaces(self, e):
-        return f"_free_spaces(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])})"
-
-    def t_frontier(self, e):
-        return f"_frontier(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
-
-    def t_filled_cells(self, e):
-        return f"sorted(st.grids[{self.src(e.args[0])}])"
-
-    def t_has_block(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        return f"_has_block(rt, {g}, {self.src(e.args[0])}, {self.src(e.args[1])}, {self.src(e.args[2])})"
-
-    def t_fits(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        args = ", ".join(self.src(a) for a in e.args)
-        return f"rt.fits({g}, {args})"
-
-    def t_cell_of(self, e):
-        # The closure evaluates the card before the grid.
-        card = self.src(e.args[1])
-        return f"_cell_of({card}, st.grids[{self.src(e.args[0])}])"
-
-    def t_field(self, e):
-        is_def = self.t(e.args[0])[0] == "def"
-        return f"_field(rt, {self.src(e.args[0])}, {self.src(e.args[1])}, {is_def}, {self.k(e.span)})"
-
-    def t_index_of(self, e):
-        return f"_index_of({self.items(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_slice(self, e):
-        return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
-                f"max(0, {self.src(e.args[2])})])")
-
-    def t_call(self, e):
-        lead = "".join(self.src(a) + ", " for a in e.args[1:])
-        return f"rt.call_formula({self.src(e.args[0])}, ({lead}))"
-
-    def t_faces(self, e):
-        return f"rt.faces({self.src(e.args[0])})"
-
-    def t_face(self, e):
-        return f"rt.face({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_slot(self, e):
-        return f"rt.slot_key({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_room(self, e):
-        return f"rt.room({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_zone_of(self, e):
-        return f"rt.zone_of({self.src(e.args[0])})"
-
-    def t_host(self, e):
-        return f"rt.host({self.src(e.args[0])})"
-
-    def t_slot_of(self, e):
-        return f"rt.slot_of({self.src(e.args[0])})"
-
-    def t_attached(self, e):
-        one = self.t(e.args[0])[0] in ("card", "none")
-        return f"rt.attached({self.src(e.args[0]) if one else self.items(e.args[0])})"
-
-    def t_reverse(self, e):
-        return f"list({self.items(e.args[0])})[::-1]"
-
-    def by_text(self, e, better):
-        xs, values = self.values(e.args[0], e.args[1])
-        items = self.fresh("xs")
-        return f"_by({xs}, lambda {items}: {values(items)}, {better})"
-
-    def t_min_by(self, e):
-        return self.by_text(e, "_less")
-
-    def t_max_by(self, e):
-        return self.by_text(e, "_greater")
-
-    def t_sort_by(self, e):
-        xs, values = self.values(e.args[0], e.args[1])
-        items = self.fresh("xs")
-        return f"_sort_by({xs}, lambda {items}: {values(items)})"
-
-    def t_empty_cells(self, e):
-        return f"_empty_cells(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
-
-    def t_cell(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        return f"_cell(rt, {g}, {self.src(e.args[1])}, {self.src(e.args[2])}, {self.k(e.span)})"
-
-    def t_neighbors(self, e):
-        return f"list(rt.grid_meta[{self.k(self.t(e.args[0])[1])}].adjacent[{self.src(e.args[1])}])"
+    def t_defs(self, e):
+        return f"list(rt.defs_by_kind[{self.k(e.args[0].id)}])"
 
     def t_card_at(self, e):
         return f"st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
-
-
 
 
 def _times(rt, n, span):

@@ -14,7 +14,8 @@ from . import ast as A
 from .cards import _field_problem, _literal
 from .errors import CheckError, at, count_of, make, suggest
 from .limits import MAX_DEF_DEPTH
-from .resolver import BUILTINS, Resolver
+from .builtins import BUILTINS
+from .resolver import Resolver
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -1208,7 +1209,8 @@ class Checker:
         if callee.kind != "builtin":
             self.err(e.func, f"unknown function `{n}`", suggest(n, list(BUILTINS) + list(self.funcs)))
             return ANY
-        lo, hi, _ = BUILTINS[n]
+        row = BUILTINS[n]
+        lo, hi = row.least, row.most or row.least
         if not lo <= len(e.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.err(e, f"`{n}` takes {want} arguments, got {len(e.args)}")
