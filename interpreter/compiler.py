@@ -93,7 +93,8 @@ class Compiler:
         return self.types.get(e, ANY)
 
     def elem_type(self, node):
-        return self.x.elem_type(node)
+        """The type of the elements of a collection, as the checker found it."""
+        return self.m.decided.elems[node]
 
     def compile_all(self, backend):
         """Lower every body to instruction records and build its code with `backend`
@@ -160,7 +161,7 @@ class Compiler:
         target = s.target
         if isinstance(target, A.Name):
             name, who, key = target.id, None, None
-        elif isinstance(target, A.Attr) and self.t(target.obj)[0] == "card":
+        elif isinstance(target, A.Attr) and self.m.decided.reads[target].what == "card_counter":
             name, who, key = target.name, None, target.obj  # a card's counter, keyed by the card
         elif isinstance(target, A.Attr):
             name, who, key = target.name, target.obj, None

@@ -248,12 +248,12 @@ class Program:
             origin = dict(self.origin, set=given)
         return Program(self.model, self.cards, params, origin, self._texts)
 
-    def expression_compiler(self, types: dict, bindings: dict) -> SourceCompiler:
+    def expression_compiler(self, types: dict, bindings: dict, decided) -> SourceCompiler:
         """A compiler for stand-alone expressions typed by `check_expression` (scenario expectations):
         `.expr(node)` gives a function to evaluate with `Engine.evaluate`. Definitions the
         expressions call are compiled again for their own argument types."""
-        return SourceCompiler(attrs.evolve(self.model, types=types, bindings=bindings), self.params,
-                              self.player_keys)
+        model = attrs.evolve(self.model, types=types, bindings=bindings, decided=decided)
+        return SourceCompiler(model, self.params, self.player_keys)
 
     def _data(self, fields, comp, count):
         defaults = {}

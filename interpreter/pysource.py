@@ -26,7 +26,7 @@ import re
 
 from rulesdsl import ast as A
 from rulesdsl.builtins import BUILTINS
-from rulesdsl.checker import ANY, INT, PLAYER
+from rulesdsl.checker import ANY
 from rulesdsl.limits import MAX_INLINED_NODES
 
 from . import ir
@@ -350,38 +350,36 @@ class SourceCompiler:
 
     def s_Attr(self, e):
         obj = self.src(e.obj)
-        ot = self.t(e.obj)
+        reads = self.m.decided.reads.get(e)
         n = e.name
-        m = self.m
-        if ot == PLAYER:
-            if n in m.zones or n in m.grids:
-                return f"{self.k(self.player_keys[n])}[{obj}]"
-            if n in m.counters:
-                return f"st.counters[{self.k(n)}][{obj}]"
-        if ot[0] == "card":
-            if n in m.counters:
-                return f"st.counters[{self.k(n)}].get(str({obj}), st.keyed_init[{self.k(n)}])"
-            if n == "name":
-                return f"rt.names[cd[{obj}]]"
+        if reads is None:  # the checker let it through untyped (its object's type is not known)
+            raise RuleError(f"cannot read `{n}` here", e.span)
+        what, owner = reads.what, reads.owner
+        if what == "player_place":
+            return f"{self.k(self.player_keys[n])}[{obj}]"
+        if what == "player_counter":
+            return f"st.counters[{self.k(n)}][{obj}]"
+        if what == "card_counter":
+            return f"st.counters[{self.k(n)}].get(str({obj}), st.keyed_init[{self.k(n)}])"
+        if what == "card_name":
+            return f"rt.names[cd[{obj}]]"
+        if what == "card_field":
             return f"fl[cd[{obj}]][{self.k(n)}]"
-        if ot[0] == "def":
-            if n == "name":
-                return f"rt.names[{obj}]"
+        if what == "def_name":
+            return f"rt.names[{obj}]"
+        if what == "def_field":
             return f"fl[{obj}][{self.k(n)}]"
-        if ot[0] == "cell":
-            g = self.k(ot[1])
-            if n == "x":
-                return f"({obj} % rt.grid_meta[{g}].width + 1)"
-            if n == "y":
-                return f"({obj} // rt.grid_meta[{g}].width + 1)"
-            return f"rt.grid_meta[{g}].cell_data[{obj}][{self.k(n)}]"
-        if ot[0] == "line":
-            return f"rt.grid_meta[{self.k(ot[1])}].line_data[{obj}][{self.k(n)}]"
-        if ot[0] == "space":
-            if n == "index":
-                return obj
-            return f"rt.track_meta[{self.k(ot[1])}].space_data[{obj}][{self.k(n)}]"
-        raise RuleError(f"cannot read `{n}` here", e.span)
+        if what == "cell_x":
+            return f"({obj} % rt.grid_meta[{self.k(owner)}].width + 1)"
+        if what == "cell_y":
+            return f"({obj} // rt.grid_meta[{self.k(owner)}].width + 1)"
+        if what == "cell_data":
+            return f"rt.grid_meta[{self.k(owner)}].cell_data[{obj}][{self.k(n)}]"
+        if what == "line_data":
+            return f"rt.grid_meta[{self.k(owner)}].line_data[{obj}][{self.k(n)}]"
+        if what == "space_index":
+            return obj
+        return f"rt.track_meta[{self.k(owner)}].space_data[{obj}][{self.k(n)}]"
 
     def s_Index(self, e):
         if self.t(e.obj)[0] == "keyed":
@@ -410,7 +408,7 @@ class SourceCompiler:
         if op == "+" and self.t(e)[0] == "list":
             return f"_join(rt, {self.items(e.left)}, {self.items(e.right)}, {self.k(e.span)})"
         if op in ("/", "%"):
-            # The divisor is evaluated (and tested) before the dividend, as the closure does.
+            # The divisor is evaluated (and tested) before the dividend, as it always was.
             py = "//" if op == "/" else "%"
             d = self.fresh("d")
             return (f"(lambda {d}: {self.src(e.left)} {py} {d})"
@@ -462,14 +460,14 @@ class SourceCompiler:
 
     # ---- what the checker's types say, and what may draw ----------------------------------------
     def elem_type(self, node):
-        t = self.t(node)
-        if t[0] == "list":
-            return t[1]
-        if t[0] == "zone":
-            return ("card", t[1])
-        if t[0] == "grid":
-            return ("card", self.m.grids[t[1]].kind)
-        return ANY
+        """The type of the elements of a collection, as the checker found it."""
+        return self.m.decided.elems[node]
+
+    def reads_name_of_it(self, node) -> bool:
+        """Whether `node` is `it.name` of a card."""
+        reads = self.m.decided.reads.get(node)
+        return (reads is not None and reads.what == "card_name" and isinstance(node.obj, A.Name)
+                and node.obj.id == "it")
 
     def _mentions_it(self, e):
         if isinstance(e, A.Name):
@@ -587,11 +585,12 @@ class SourceCompiler:
 
     def reads_field_of_it(self, node, elem_t) -> bool:
         """Whether `node` reads a field of `it` (a card) by a name that does not depend on `it`
-        (the closure compiler's `it_field` fast path)."""
+        (the fast paths of filters and sums)."""
         if elem_t[0] != "card":
             return False
         if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it":
-            return node.name != "name" and node.name not in self.m.counters
+            reads = self.m.decided.reads.get(node)
+            return reads is not None and reads.what == "card_field"
         return (isinstance(node, A.Call) and self.builtin(node) == "field"
                 and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
                 and not self._mentions_it(node.args[1]))
@@ -604,7 +603,7 @@ class SourceCompiler:
 
     def fast_filter(self, e, any_order=False):
         """(items, value, field name, operator) texts for `coll where it.field OP value`, or None.
-        The function evaluates them in that order, as the closure does. `any_order`: the caller
+        The function evaluates them in that order. `any_order`: the caller
         only counts or tests the elements, so a grid's need not be sorted."""
         cond = e.cond
         if not (isinstance(cond, A.Binary) and cond.op in _COMPARE):
@@ -619,11 +618,10 @@ class SourceCompiler:
 
     def values(self, coll_node, body_node):
         """(items text, function from an items text to the text of the list of values) for the
-        aggregates that bind `it` (the closure compiler's `lam` and `each`)."""
+        aggregates that bind `it`."""
         xs = self.items(coll_node)
         elem_t = self.elem_type(coll_node)
-        if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
-                and body_node.obj.id == "it" and elem_t[0] == "card" and body_node.name == "name"):
+        if self.reads_name_of_it(body_node):
             c = self.fresh("c")
             return xs, lambda items: f"[rt.names[cd[{c}]] for {c} in {items}]"
         name = self.field_of_it(body_node, elem_t)
@@ -642,7 +640,7 @@ class SourceCompiler:
         """The call of built-in `name`'s library function, its arguments shaped by its table row."""
         row = BUILTINS[name]
         args = [self.k(e.span)]
-        if name in ("min", "max") and self.t(e.args[0]) == INT:  # of two numbers: they are the collection
+        if e in self.m.decided.numbers:  # `min(a, b)`: the two numbers are the collection
             return f"_b_{name}(rt, {args[0]}, [{self.src(e.args[0])}, {self.src(e.args[1])}])"
         for i, a in enumerate(e.args):
             shape = row.shape(i)
@@ -690,8 +688,7 @@ class SourceCompiler:
         coll, body = e.args
         elem_t = self.elem_type(coll)
         name = None
-        if not (isinstance(body, A.Attr) and isinstance(body.obj, A.Name) and body.obj.id == "it"
-                and elem_t[0] == "card" and body.name == "name"):
+        if not self.reads_name_of_it(body):
             name = self.field_of_it(body, elem_t)
         if name is not None:
             # The field's name is read before the items.
@@ -701,7 +698,7 @@ class SourceCompiler:
 
     def extreme_text(self, e, pick):
         """`min` or `max`: of two numbers inline, else the library's over the values' list."""
-        if self.t(e.args[0]) == INT:
+        if e in self.m.decided.numbers:
             return f"{pick}({self.src(e.args[0])}, {self.src(e.args[1])})"
         xs, values = self.values(e.args[0], e.args[1])
         return f"_b_{pick}(rt, {self.k(e.span)}, {values(xs)})"
