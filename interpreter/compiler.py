@@ -98,7 +98,7 @@ class Compiler:
 
     def compile_all(self, backend):
         """Lower every body to instruction records and build its code with `backend`
-        (`pysource.SourceBackend(exprs)`)."""
+        (`backend.Backend(exprs)`)."""
         m = self.m
 
         def compile_body(proc, stmts):

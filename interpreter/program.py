@@ -19,8 +19,9 @@ from rulesdsl.checker import CheckError, Model, check, formula_uses
 from rulesdsl.errors import CardError, LanguageError, make
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 
+from .backend import Backend
 from .compiler import Compiler, RuleError
-from .pysource import SourceBackend, SourceCompiler
+from .pysource import SourceCompiler
 from .params import resolve_params
 
 @attrs.frozen
@@ -108,7 +109,7 @@ class Program:
         self.card_counters = frozenset(c.name for c in model.counters.values() if c.card_kind is not None)
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
-        instructions = Compiler(model, comp).compile_all(SourceBackend(comp))
+        instructions = Compiler(model, comp).compile_all(Backend(comp))
         for d in every:  # the definitions cards name as formulas that some rule calls
             for f in model.kinds[d.kind].fields:
                 value = d.fields.get(f.name) if f.type.name == "formula" else None

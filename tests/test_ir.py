@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from interpreter import ir
-from interpreter.backend import ClosureBackend
+from interpreter.backend import Backend
 from interpreter.engine import Engine
 
 from .conftest import ROOT
@@ -165,10 +165,10 @@ def test_every_shipped_body_pickles_to_the_same_records(engine):
 
 def test_every_record_and_service_has_a_builder():
     for cls in ir.RECORDS:
-        assert callable(getattr(ClosureBackend, "b_" + cls.__name__, None)), cls.__name__
+        assert callable(getattr(Backend, "b_" + cls.__name__, None)), cls.__name__
         assert cls.op and cls.__doc__
     for service in ir.SERVICES:
-        assert callable(getattr(ClosureBackend, "call_" + service, None)), service
+        assert callable(getattr(Backend, "call_" + service, None)), service
     # The decisions' records say which `how.kind` of pending decision they make.
     assert {c.how for c in (ir.AskOption, ir.AskItem, ir.AskPick, ir.AskAction)} == {"jump", "bind", "pick", "act"}
 

@@ -15,6 +15,7 @@ import pytest
 from interpreter.agents import make_agents, play
 from interpreter.engine import Engine
 from interpreter import pysource
+from interpreter.backend import Backend
 from interpreter.runtime import GameError
 
 from .conftest import ROOT
@@ -231,8 +232,8 @@ def test_an_error_inside_a_run_is_placed_as_record_by_record(tmp_path, monkeypat
     (tmp_path / "faults.lf").write_text(ERRORS.replace("let a = 1\n        ", "let a = 1\n        " + change)
                                         .replace("step_budget 400", f"step_budget {budget}"))
     messages = []
-    for longest in (pysource.SourceBackend.LONGEST, 1):  # runs of records, then each record alone
-        monkeypatch.setattr(pysource.SourceBackend, "LONGEST", longest)
+    for longest in (Backend.LONGEST, 1):  # runs of records, then each record alone
+        monkeypatch.setattr(Backend, "LONGEST", longest)
         engine = Engine.load(tmp_path / "faults.lf")
         with pytest.raises(GameError) as err:
             st = engine.new_game(2, 1)
@@ -278,8 +279,8 @@ def test_a_menu_that_ends_a_run_behaves_as_record_by_record(tmp_path, monkeypatc
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "menus.lf").write_text(MENU.replace("OPEN", open_).replace("STOP", "1000000" if "1000" in open_ else "40").replace("step_budget 400", f"step_budget {budget}"))
     outcomes = []
-    for longest in (pysource.SourceBackend.LONGEST, 1):  # runs of records, then each record alone
-        monkeypatch.setattr(pysource.SourceBackend, "LONGEST", longest)
+    for longest in (Backend.LONGEST, 1):  # runs of records, then each record alone
+        monkeypatch.setattr(Backend, "LONGEST", longest)
         engine = Engine.load(tmp_path / "menus.lf")
         events = []
         try:
