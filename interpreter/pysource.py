@@ -121,7 +121,6 @@ def _any_select(rt, xs, v, name, op):
 _HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
             and name not in ("_HELPERS",)}
 _HELPERS.update({"bounded": bounded, "charge": charge})
-_HELPERS.update({f"_b_{name}": fn for name, fn in FUNCTIONS.items()})  # the built-ins' functions
 _HELPERS["_group_sizes"] = group_sizes
 
 
@@ -190,6 +189,7 @@ class SourceCompiler:
         self._item_functions: dict = {}  # id of a collection expression -> (the node, its elements' function)
         self.consts: list = []       # the constants every generated function reads as `K[i]`
         self.space = dict(_HELPERS, K=self.consts, _F=self.funcs)  # their globals, shared
+        self.space.update((f"_b_{name}", fn) for name, fn in FUNCTIONS.items())  # the built-ins' functions
         self.sources: list[str] = []  # the text of every function built, in order (for tests and `dump`)
 
     def t(self, e):

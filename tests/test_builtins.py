@@ -77,3 +77,27 @@ def test_a_built_in_written_as_a_method_of_the_run_is_one_that_only_calls_it():
         row = BUILTINS[name]
         args = tuple(range(sum(2 if s == "grid" else 1 for s in row.shapes)))
         assert library.FUNCTIONS[name](Run(), None, *args) == (method, args), name
+
+
+def test_a_new_built_in_is_a_table_row_a_type_rule_and_a_function(tmp_path, monkeypatch):
+    """What adding a built-in takes: its row, its type rule and its function; the resolver, the
+    checker, the compiler and the language server need nothing else."""
+    from rulesdsl.builtins import Builtin
+    from rulesdsl.checker import INT
+    monkeypatch.setitem(BUILTINS, "twice", Builtin("twice", ("value",), "a number doubled"))
+
+    def b_twice(self, e):
+        self.expect(e.args[0], (INT,), "a number")
+        return INT
+    monkeypatch.setattr(Checker, "b_twice", b_twice, raising=False)
+    monkeypatch.setitem(library.FUNCTIONS, "twice", lambda rt, span, n: 2 * n)
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "twice.lf").write_text("""
+game "Twice" { players 2..2 cards "tiny.toml" round_limit 1 }
+kind Token { value: int }
+counter n = 0
+round { phase go { for p in players { set n += twice(n + 1) } end game "done" } }
+""")
+    engine = Engine.load(tmp_path / "twice.lf")
+    st = engine.new_game(2, 1)
+    assert st.counters["n"] == 8  # 0 + 2 * 1, then 2 + 2 * 3

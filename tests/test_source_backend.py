@@ -16,6 +16,7 @@ from interpreter.agents import make_agents, play
 from interpreter.engine import Engine
 from interpreter import pysource
 from interpreter.backend import Backend
+from interpreter.library import FUNCTIONS
 from interpreter.runtime import GameError
 
 from .conftest import ROOT
@@ -27,7 +28,7 @@ def _own(name: str) -> bool:
     return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j", "_labels", "_pcs",
                      "bounded", "charge", "lambda", "for", "in", "if", "else", "and", "or", "not", "is",
                      "return", "def", "del", "True", "False", "None")
-            or name in pysource._HELPERS or hasattr(builtins, name)
+            or name in pysource._HELPERS or hasattr(builtins, name) or name[3:] in FUNCTIONS
             or (name.startswith("_") and name.lstrip("_").rstrip("0123456789") in ("it", "d", "c", "xs", "f", "a", "h")))
 
 
