@@ -1,23 +1,43 @@
-"""The closure back end: instruction records (`interpreter/ir.py`) to instructions `ins(rt, frame)`.
+"""The back end: instruction records (`interpreter/ir.py`) to instructions `ins(rt, frame)`.
 
 One builder per record type, and for `Call` one per service. Expression operands are compiled by
-the compiler's expression half into `f(rt, env)` closures; everything static in a record (names,
-temporaries, jump targets, flags) is captured as a constant, so an instruction does no lookup it
-could have done here. Each instruction is specialised for its record's shape (a card or a zone to
-move, a static or computed action, an int to keep in range) rather than testing it at run time.
+the expression compiler (`pysource.SourceCompiler`) into `f(rt, env)` functions; everything static
+in a record (names, temporaries, jump targets, flags) is captured as a constant, so an instruction
+does no lookup it could have done here. Each instruction is specialised for its record's shape (a
+card or a zone to move, a static or computed action, an int to keep in range) rather than testing
+it at run time. Then each straight run of records is also written as the text of one function (see
+`Backend`), which the run loop calls instead of the run's first instruction.
 """
 from __future__ import annotations
 
 from . import ir
-from .compiler import Compiler, Proc
+from .compiler import Proc
 from .primitives import RuleError, bounded, charge
 
 
-class ClosureBackend:
-    """Builds `proc.code` and `proc.spans` from `proc.ir`, one instruction per record."""
+class Backend:
+    """Builds `proc.code` and `proc.spans` from `proc.ir`: one instruction per record, and each
+    straight run of records written as the text of one function; `exprs` (a
+    `pysource.SourceCompiler`) compiles the records' expressions.
 
-    def __init__(self, comp: Compiler):
-        self.c = comp
+    A run is a sequence of records that only compute, bind, count and jump (`Let`, `LoopInit`,
+    `LoopNext`, `Branch`, `Jump`, `Return`, `Log`, and `set_counter`): none of them pushes or pops a
+    frame, asks a question or ends the game, so the run loop has nothing to do between them. A run
+    starts where control can arrive other than by falling through (the body's start, a jump target,
+    the record after a decision or a service) and is one function: each record's statements in a
+    row, with its expressions written inline, the frame's counter set as the loop would set it
+    (errors are placed by it), the steps counted as the loop counts them, and a return where a
+    record jumps. Near the step budget a run executes its first record alone, so that the budget is
+    met on the record where the loop would meet it. A menu of options (`AskOption`) may end a run:
+    its conditions are written in the same function, which returns the question as the menu's own
+    instruction would. Every record also keeps its own instruction, for control that arrives in the
+    middle of a run."""
+
+    LONGEST = 32  # records in one run at most
+    STRAIGHT = (ir.Let, ir.LoopInit, ir.LoopNext, ir.Branch, ir.Jump, ir.Return, ir.Log)
+
+    def __init__(self, exprs):
+        self.c = exprs
         self.size = 0  # of the body being built: where `Return` goes
 
     def build(self, proc: Proc):
@@ -36,6 +56,14 @@ class ClosureBackend:
             code[i] = getattr(self, "b_" + type(records[i]).__name__)(records[i])
         proc.code.extend(code)
         proc.spans.extend(rec.span for rec in records)
+        for start in sorted(self.leaders(records)):
+            end = start
+            while end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
+                end += 1
+            if end < len(records) and end - start < self.LONGEST and isinstance(records[end], ir.AskOption):
+                end += 1  # a menu of options ends a run: its conditions are written inline too
+            if end - start >= 2 or isinstance(records[start], ir.AskOption):
+                proc.code[start] = self.run_of(proc, records, start, end)
         return proc
 
     def expr(self, e):
@@ -80,7 +108,7 @@ class ClosureBackend:
     def loop_items(self, r):
         """A closure giving the items a `LoopInit` iterates over (before the snapshot is taken)."""
         if r.over == "each":
-            return self.c.as_list(r.source)
+            return self.c.items_function(r.source)
         if r.over == "count":
             count = self.c.expr(r.source)
             span = r.span
@@ -306,7 +334,7 @@ class ClosureBackend:
 
     def b_AskItem(self, r):
         by = self.expr(r.by)
-        items = self.c.as_list(r.source)
+        items = self.c.items_function(r.source)
         elem = r.elem
         var = r.var
         end = r.end
@@ -338,7 +366,7 @@ class ClosureBackend:
 
     def b_AskPick(self, r):
         by = self.expr(r.by)
-        items = self.c.as_list(r.source)
+        items = self.c.items_function(r.source)
         elem = r.elem
         cost = self.c.expr(r.cost)
         var, left, count = r.var, r.left, r.count
@@ -420,3 +448,98 @@ class ClosureBackend:
             fr.pc -= 1  # come back here after the chosen action returns
             return rt.ask(p, "action", labels, ir.ActDecision(p, left, used))
         return offer
+
+    # ---- runs of records as one function ------------------------------------------------------
+    @classmethod
+    def straight(cls, rec) -> bool:
+        return isinstance(rec, cls.STRAIGHT) or (isinstance(rec, ir.Call) and rec.service == "set_counter")
+
+    def leaders(self, records) -> set:
+        """Where control can arrive other than by falling through from the record before."""
+        out = {0}
+        for i, r in enumerate(records):
+            if not self.straight(r):
+                out.add(i + 1)
+            for name in ("target", "end"):
+                if isinstance(getattr(r, name, None), int):
+                    out.add(getattr(r, name))
+            out.update(getattr(r, "targets", ()))
+        return {i for i in out if 0 <= i < len(records)}
+
+    def run_of(self, proc, records, start, end):
+        """One function for records[start:end]."""
+        c = self.c
+        first = c.k(proc.code[start])
+        lines = ["def _r(rt, fr):", "    st = rt.st", "    fl = rt.fields", "    cd = st.card_def",
+                 f"    if st.steps + {end - start - 1} > rt.step_budget:",
+                 f"        return {first}(rt, fr)", "    env = fr.env"]
+        for done, i in enumerate(range(start, end), 1):
+            r = records[i]
+            leave = ([f"st.steps += {done - 1}"] if done > 1 else []) + ["return"]
+            lines.extend("    " + line for line in getattr(self, "w_" + type(r).__name__)(r, i, leave))
+        lines.append(f"    st.steps += {end - start - 1}")
+        return c.function("\n".join(lines) + "\n", records[start].span, "_r")
+
+    # Each writer gives the lines of one record; `leave` is what ends the function at a jump.
+    def w_Let(self, r, i, leave):
+        value = self.c.text(r.value)
+        if r.bounded:
+            value = f"bounded({value}, {self.c.k(r.span)})"
+        return [f"fr.pc = {i + 1}", f"env[{self.c.k(r.name)}] = {value}"]
+
+    def w_Branch(self, r, i, leave):
+        return [f"fr.pc = {i + 1}", f"if not {self.c.text(r.cond)}:", f"    fr.pc = {r.target}"] + \
+            ["    " + line for line in leave]
+
+    def w_Jump(self, r, i, leave):
+        return [f"fr.pc = {r.target}"] + leave
+
+    def w_Return(self, r, i, leave):
+        return [f"fr.pc = {self.size}"] + leave
+
+    def w_LoopInit(self, r, i, leave):
+        c = self.c
+        if r.over == "each":
+            items = c.top_items(r.source)
+        elif r.over == "count":
+            items = f"_times(rt, {c.text(r.source)}, {c.k(r.span)})"
+        elif r.over == "jumped_seats":
+            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, int)]"
+        else:
+            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, str)]"
+        return [f"fr.pc = {i + 1}", f"env[{c.k(r.items)}] = list({items})", f"env[{c.k(r.index)}] = 0"]
+
+    def w_LoopNext(self, r, i, leave):
+        k = self.c.k
+        lines = [f"fr.pc = {i + 1}", f"_n = env[{k(r.index)}]", f"_items = env[{k(r.items)}]",
+                 "if _n >= len(_items):", f"    del env[{k(r.items)}], env[{k(r.index)}]", f"    fr.pc = {r.end}"]
+        lines += ["    " + line for line in leave]
+        if r.var is not None:
+            lines.append(f"env[{k(r.var)}] = _items[_n]")
+        return lines + [f"env[{k(r.index)}] = _n + 1"]
+
+    def w_Log(self, r, i, leave):
+        c = self.c
+        vals = "".join(f", rt.label({c.text(a)}, {c.k(t)})" for a, t in zip(r.args, r.types))
+        return [f"fr.pc = {i + 1}",
+                f"rt.emit('log', {{'text': ' '.join([{c.k(r.text)}{vals}])}}, fr.active)"]
+
+    def w_AskOption(self, r, i, leave):
+        """The last record of a run: the options whose condition holds, then the question (or, with
+        none open, on at `end`). The steps are counted before the function returns the question."""
+        c = self.c
+        lines = [f"fr.pc = {i + 1}", "_labels = []", "_pcs = []"]
+        for name, cond, target in zip(r.labels, r.conds, r.targets):
+            add = [f"_labels.append({c.k(name)})", f"_pcs.append({target})"]
+            lines += add if cond is None else [f"if {c.text(cond)}:"] + ["    " + line for line in add]
+        lines += ["if not _labels:", f"    fr.pc = {r.end}"] + ["    " + line for line in leave]
+        who = c.text(r.by) if r.by is not None else "fr.active"
+        count = leave[:-1]  # `leave` is the run's step count, then a bare return
+        return lines + count + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, {c.k(ir.JumpDecision)}(_pcs))"]
+
+    def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
+        c = self.c
+        name, who, key, op, value = r.args
+        who = c.text(who) if who is not None else "None"
+        key = c.text(key) if key is not None else "None"
+        return [f"fr.pc = {i + 1}", f"rt.set_counter({c.k(name)}, {who}, {key}, {c.k(op)}, {c.text(value)})"]

@@ -86,10 +86,9 @@ class Engine:
 
     @classmethod
     def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None,
-             search: tuple = (), backend: str = "source") -> "Engine":
-        """Parse (with layers), check, load cards and compile; each step raises its own error.
-        `backend`: how expressions are compiled, "source" or "closures" (see Program.load)."""
-        return cls(Program.load(ruleset, cards, params, search, backend))
+             search: tuple = ()) -> "Engine":
+        """Parse (with layers), check, load cards and compile; each step raises its own error."""
+        return cls(Program.load(ruleset, cards, params, search))
 
     # ---- the ruleset, read-only -----------------------------------------------------------------
     @property
@@ -162,10 +161,10 @@ class Engine:
         """An engine for the same ruleset and cards with parameters set otherwise (as `--set`)."""
         return Engine(self.program.with_params(params))
 
-    def expression_compiler(self, types: dict, bindings: dict):
-        """A compiler of stand-alone expressions checked against the model (`check_expression`),
-        whose functions go to `evaluate`."""
-        return self.program.expression_compiler(types, bindings)
+    def expression_compiler(self, types: dict, bindings: dict, decided):
+        """A compiler of stand-alone expressions checked against the model (`check_expression`,
+        which gives the types, bindings and what it decided), whose functions go to `evaluate`."""
+        return self.program.expression_compiler(types, bindings, decided)
 
     def player_sink(self, player: int, inner):
         """A sink passing on to `inner` the events of a game as `player` (a seat from 0) sees them."""

@@ -36,10 +36,11 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from rulesdsl import ast as A
+from rulesdsl.builtins import BUILTINS
 from rulesdsl.errors import LanguageError
 from rulesdsl.files import Project, edited
 from rulesdsl.layers import load_ruleset
-from rulesdsl.resolver import BUILTINS, resolve
+from rulesdsl.resolver import resolve
 
 from .engine import Engine
 
@@ -641,8 +642,7 @@ def build_server() -> Server:
             return None
         b = a.bindings[node]
         if b.kind == "builtin":
-            lo, hi, what = BUILTINS[b.name]
-            return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, f"built-in `{b.name}`: {what}"))
+            return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, f"built-in `{b.name}`: {BUILTINS[b.name].doc}"))
         span = a.declaration_span(node)
         if span is None or not span.line:
             return T.Hover(T.MarkupContent(T.MarkupKind.Markdown, f"`{b.name}`: {b.kind}"))
@@ -668,8 +668,8 @@ def build_server() -> Server:
                         kind = "routine"
                     items[name] = T.CompletionItem(name, kind=_DECL_KINDS.get(kind, T.CompletionItemKind.Variable),
                                                    detail=kind)
-        for name, (_, _, what) in BUILTINS.items():
-            items.setdefault(name, T.CompletionItem(name, kind=T.CompletionItemKind.Function, detail=what))
+        for name, row in BUILTINS.items():
+            items.setdefault(name, T.CompletionItem(name, kind=T.CompletionItemKind.Function, detail=row.doc))
         for word in KEYWORDS:
             items.setdefault(word, T.CompletionItem(word, kind=T.CompletionItemKind.Keyword))
         return T.CompletionList(is_incomplete=False, items=sorted(items.values(), key=lambda i: i.label))

@@ -10,7 +10,7 @@ from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, LanguageError, suggest
 from rulesdsl.limits import MAX_INT, MIN_INT
 
-from .compiler import Compiler
+from .pysource import SourceCompiler
 from .options import SHOWN, in_int_range, shown
 
 
@@ -144,11 +144,11 @@ def resolve_params(model, overrides: dict) -> dict:
     not_negative = _count_params(model)
     values = {}
     for name, decl in model.params.items():
-        default = Compiler(model, dict(values)).expr(decl.value)(None, {})
+        default = SourceCompiler(model, dict(values)).constant(decl.value)
         if name not in given:
             values[name] = default
             continue
-        allowed = Compiler(model, dict(values)).expr(decl.allowed)(None, {}) if decl.allowed else None
+        allowed = SourceCompiler(model, dict(values)).constant(decl.allowed) if decl.allowed else None
         raw = given[name]
         value = raw.typed(default)
         if value is None or (type(value) is int and not MIN_INT <= value <= MAX_INT):

@@ -19,12 +19,12 @@ from rulesdsl.checker import CheckError, Model, check, formula_uses
 from rulesdsl.errors import CardError, LanguageError, make
 from rulesdsl.files import DATA_MAX_BYTES, FileRefused, Project, check_name, check_readable, digest, overlay
 
-from .backend import ClosureBackend
+from .backend import Backend
 from .compiler import Compiler
-from .primitives import RuleError
-from .pysource import SourceBackend, SourceCompiler
+from .pysource import SourceCompiler
 from .params import resolve_params
 from .place import player_key
+from .primitives import RuleError
 
 @attrs.frozen
 class GridMeta:
@@ -72,10 +72,6 @@ class TrackMeta:
     size: int
     space_data: tuple
 
-# How rules are compiled, by the names `Program(..., backend=...)` takes: (expression compiler,
-# back end for the instruction records).
-BACKENDS = {"source": (SourceCompiler, SourceBackend), "closures": (Compiler, ClosureBackend)}
-
 
 class Program:
     """A loaded ruleset with its cards, compiled once; immutable, shared by every game played on it."""
@@ -85,16 +81,17 @@ class Program:
     st = None
 
     def __init__(self, model: Model, cards: CardDB, params: dict | None = None,
-                 origin: dict | None = None, texts: dict | None = None, backend: str = "source"):
+                 origin: dict | None = None, texts: dict | None = None):
         self.model = model
         self.cards = cards
         self.path = model.program.path
         self.params = resolve_params(model, params or {})
-        if backend not in BACKENDS:
-            raise ValueError(f"no back end {backend!r}: {', '.join(BACKENDS)}")
-        self.backend = backend
-        compiler, back_end = BACKENDS[backend]
-        comp = compiler(model, self.params)
+        self.player_keys = {}
+        for name in list(model.zones) + list(model.grids):
+            decl = model.zones.get(name) or model.grids.get(name)
+            if decl.per_player:
+                self.player_keys[name] = [player_key(i, name) for i in range(model.game.max_players)]
+        comp = SourceCompiler(model, self.params, self.player_keys)
         every = cards.defs + cards.face_defs  # a card's other faces are definitions too
         self.fields = [d.fields for d in every]
         self.names = [d.name for d in every]
@@ -112,24 +109,18 @@ class Program:
         self.names_of_hidden_faces = frozenset(self.names[i] for i in self.hidden_faces)
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
         self.card_counters = frozenset(c.name for c in model.counters.values() if c.card_kind is not None)
-        comp.m_player_keys = {}
-        self.player_keys = comp.m_player_keys
-        for name in list(model.zones) + list(model.grids):
-            decl = model.zones.get(name) or model.grids.get(name)
-            if decl.per_player:
-                comp.m_player_keys[name] = [player_key(i, name) for i in range(model.game.max_players)]
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
-        comp.compile_all(back_end(comp))
+        instructions = Compiler(model, comp).compile_all(Backend(comp))
         for d in every:  # the definitions cards name as formulas that some rule calls
             for f in model.kinds[d.kind].fields:
                 value = d.fields.get(f.name) if f.type.name == "formula" else None
                 if value is not None and (d.kind, f.name) in model.formula_calls:
                     comp.compile_func(model.funcs[value[0]])
-        self.procs = comp.procs
+        self.procs = instructions.procs
         self.compiled_funcs = comp.funcs
-        self.triggers = comp.trigger_procs
-        self.reach = comp.reach_procs
+        self.triggers = instructions.trigger_procs
+        self.reach = instructions.reach_procs
         self.limit_exprs = {z.name: comp.expr(z.limit) for z in model.zones.values() if z.limit is not None}
         self.init_exprs = {c.name: comp.expr(c.init) for c in model.counters.values()}
         self.bound_exprs = {c.name: (comp.expr(c.low) if c.low is not None else None,
@@ -173,8 +164,8 @@ class Program:
         self.round_limit = model.game.round_limit
         self.origin = origin  # the files (with hashes) and parameters it was loaded from, for traces
         self._texts = texts  # every file's text: what a pickled program carries
-        # The text of every expression function the source back end wrote (none with closures).
-        self.expression_sources = tuple(getattr(comp, "sources", ()))
+        # The text of every function the expression compiler wrote.
+        self.expression_sources = tuple(comp.sources)
         self._sealed = True
 
 
@@ -186,10 +177,8 @@ class Program:
     # ---- loading --------------------------------------------------------------------------------
     @classmethod
     def load(cls, ruleset: str | Path, cards: str | Path | None = None, params: dict | None = None,
-             search: tuple = (), backend: str = "source") -> "Program":
+             search: tuple = ()) -> "Program":
         """Parse (with layers), check, load cards and compile; each step raises its own error.
-        `backend` says how expressions are compiled: "source" (one Python function each, see
-        pysource.py) or "closures" (a closure per node); both give the same games.
 
         Files the ruleset names must lie in its project or under a `search` folder (see files.py);
         `cards`, given by the user, replaces the ruleset's own card databases."""
@@ -238,7 +227,7 @@ class Program:
                   "search": [str(p) for p in search],
                   "set": {k: str(v) for k, v in (params or {}).items()}, "files": files}
         try:
-            program = cls(model, db, params, origin, texts, backend)
+            program = cls(model, db, params, origin, texts)
         except RuleError as exc:  # something the checker let through that cannot be compiled
             span = exc.span or model.game.span
             raise CheckError([make(span.path or str(ruleset), model.program.source_of(span.path),
@@ -251,7 +240,7 @@ class Program:
         Unpickling compiles it again from those texts, reading nothing from the disk."""
         if self.origin is None or self._texts is None:
             raise TypeError("only a program made by Program.load can be pickled")
-        return (_rebuild, (self.origin, self._texts, self.backend))
+        return (_rebuild, (self.origin, self._texts))
 
     def with_params(self, params: dict) -> "Program":
         """The same ruleset and cards compiled with these parameter values (each a value or a
@@ -260,21 +249,19 @@ class Program:
         if self.origin is not None:
             given = {k: str(getattr(v, "value", v)) for k, v in params.items()}
             origin = dict(self.origin, set=given)
-        return Program(self.model, self.cards, params, origin, self._texts, self.backend)
+        return Program(self.model, self.cards, params, origin, self._texts)
 
-    def expression_compiler(self, types: dict, bindings: dict) -> Compiler:
+    def expression_compiler(self, types: dict, bindings: dict, decided) -> SourceCompiler:
         """A compiler for stand-alone expressions typed by `check_expression` (scenario expectations):
         `.expr(node)` gives a function to evaluate with `Engine.evaluate`. Definitions the
         expressions call are compiled again for their own argument types."""
-        comp = Compiler(attrs.evolve(self.model, types=types, bindings=bindings), self.params)
-        comp.m_player_keys = self.player_keys
-        comp.funcs = {}
-        return comp
+        model = attrs.evolve(self.model, types=types, bindings=bindings, decided=decided)
+        return SourceCompiler(model, self.params, self.player_keys)
 
     def _data(self, fields, comp, count):
         defaults = {}
         for f in fields:
-            defaults[f.name] = comp.expr(f.default)(self, {}) if f.default is not None else None
+            defaults[f.name] = comp.constant(f.default) if f.default is not None else None
         data = [dict(defaults) for _ in range(count)]
         return defaults, data
 
@@ -295,18 +282,18 @@ class Program:
         for group, assigns in g.cells:
             for x, y in group:
                 for a in assigns:
-                    cells[(y - 1) * w + (x - 1)][a.name] = comp.expr(a.value)(self, {})
+                    cells[(y - 1) * w + (x - 1)][a.name] = comp.constant(a.value)
         line_defaults, _ = self._data(g.line_fields, comp, 0)
         lines = {f"column {c}": dict(line_defaults) for c in range(1, w + 1)}
         lines.update({f"row {r}": dict(line_defaults) for r in range(1, h + 1)})
         for group, assigns in g.columns:
             for c in group:
                 for a in assigns:
-                    lines[f"column {c}"][a.name] = comp.expr(a.value)(self, {})
+                    lines[f"column {c}"][a.name] = comp.constant(a.value)
         for group, assigns in g.rows:
             for r in group:
                 for a in assigns:
-                    lines[f"row {r}"][a.name] = comp.expr(a.value)(self, {})
+                    lines[f"row {r}"][a.name] = comp.constant(a.value)
         lines_of = tuple((f"column {i % w + 1}", f"row {i // w + 1}") for i in range(w * h))
         line_cells = {}
         for i in playable:
@@ -320,15 +307,14 @@ class Program:
         for group, assigns in t.spaces:
             for i in group:
                 for a in assigns:
-                    spaces[i][a.name] = comp.expr(a.value)(self, {})
+                    spaces[i][a.name] = comp.constant(a.value)
         return TrackMeta(t.name, t.size, tuple(spaces))
 
 
-def _rebuild(origin: dict, texts: dict, backend: str = "source") -> Program:
+def _rebuild(origin: dict, texts: dict) -> Program:
     """A program compiled again from a pickled recipe (see Program.__reduce__)."""
     with overlay({path: text.encode("utf-8") for path, text in texts.items()}):
-        program = Program.load(origin["ruleset"], origin["cards"], origin["set"], search=tuple(origin["search"]),
-                               backend=backend)
+        program = Program.load(origin["ruleset"], origin["cards"], origin["set"], search=tuple(origin["search"]))
     if program.origin["files"] != origin["files"]:
         raise ValueError("the pickled program's files do not rebuild the same program")
     return program

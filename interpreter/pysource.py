@@ -1,43 +1,44 @@
-"""The source back end: checked expressions, called definitions and straight runs of instruction
-records written as the text of Python functions (`SourceCompiler`, `SourceBackend`).
+"""The expression compiler: checked expressions and called definitions written as the text of Python
+functions (`SourceCompiler`).
 
-The closure compiler (`compiler.py`) turns every node of an expression into a closure, so that
-evaluating `score(p) + bonus >= it.cost` is a dozen Python calls. This back end writes the whole tree
-as the text of one function `f(rt, env)` and compiles it with `compile()`: operators are inline,
-small definitions are expanded in place as text, an aggregate's element (`it`) is a comprehension
-variable rather than an entry of `env`, and only built-ins with a shape of their own call a helper.
-The function has the same signature and the same meaning as the closure it replaces: the same
-values, the same order of evaluation, the same step charges and the same errors at the same spans.
+Every expression of a ruleset (a rule's, a parameter's, a card field's default, a scenario's
+expectation) is written as the text of one function `f(rt, env)` and compiled with `compile()`:
+operators are inline, small definitions are expanded in place as text, an aggregate's element (`it`)
+is a comprehension variable rather than an entry of `env`, and a built-in is a call of its function
+in the library of built-ins (library.py), or the same meaning written inline for the few that
+matter most to speed. A node nested too deep for Python's parser is written as a function of its own
+(see `SourceCompiler.hoisted`). Each function's text is registered in `linecache` under a name
+that says the rule it comes from, so a traceback through it shows its lines.
 
 Nothing from a ruleset reaches the generated text except as an escaped literal: names, text and
 numbers are written with `repr` of a `str`/`int` (or stored in the constant table `K` and read as
-`K[i]`), and every Python identifier in the text is one this module made. A construct this module
-does not write falls back to the closure compiler for that node alone (its children come back here).
+`K[i]`), and every Python identifier in the text is one this module made.
 
 A definition that is called rather than expanded is one function with its parameters as Python
-locals, and `SourceBackend` writes each straight run of records of a body as one function (see
-its text). docs/architecture.md, "The source back end", says the same for a reader of the docs.
+locals. The back end (backend.py) writes each straight run of records of a body as one function
+with this module's `text`, `k` and `function`. docs/architecture.md, "The source back end", says the
+same for a reader of the docs.
 """
 from __future__ import annotations
 
-from rulesdsl import ast as A
-from rulesdsl.checker import INT, PLAYER
+import hashlib
+import linecache
+import re
 
-from . import ir
-from .backend import ClosureBackend
-from .compiler import Compiler, block_in, set_sizes
-from .primitives import RuleError, bounded, charge, piece_key
+from rulesdsl import ast as A
+from rulesdsl.builtins import BUILTINS
+from rulesdsl.checker import ANY
+from rulesdsl.limits import MAX_INLINED_NODES
+
+from .primitives import RuleError, bounded, charge
+from .library import FUNCTIONS, RUN_METHODS, group_sizes
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _ARITH = {"+": "+", "-": "-"}
 _WALK = "going through a collection"
 
 
-class Unsupported(Exception):
-    """This node is not written as source: the closure compiler builds it instead."""
-
-
-# ---- helpers the generated functions call: built-ins with a shape of their own --------------------
+# ---- helpers the generated functions call ---------------------------------------------------------
 def _charged(rt, xs, span, what=_WALK):
     st = rt.st
     if st is None:  # before any game: `charge` checks the engine's own ceiling
@@ -117,118 +118,27 @@ def _any_select(rt, xs, v, name, op):
     return False
 
 
-def _extreme(vs, span, pick):
-    if not vs:
-        raise RuleError("min/max of an empty collection", span)
-    return pick(vs)
-
-
-def _end(lst, i):
-    return lst[i] if lst else None
-
-
-def _turn_order(rt, start):
-    n = rt.st.player_count
-    return [(start + i) % n for i in range(n)]
-
-
-def _player(rt, seat, span):
-    if not 1 <= seat <= rt.st.player_count:
-        raise RuleError(f"there is no seat {seat}", span)
-    return seat - 1
-
-
-def _space(rt, name, piece, span):
-    pos = rt.st.tracks[name].get(piece_key(piece))
-    if pos is None:
-        raise RuleError("this piece is not on the track", span)
-    return pos
-
-
-def _space_at(rt, name, idx, span):
-    if not 0 <= idx < rt.track_meta[name].size:
-        raise RuleError(f"track `{name}` has no space {idx}", span)
-    return idx
-
-
-def _free_spaces(rt, name, piece):
-    me = piece_key(piece)
-    others = {pos for k, pos in rt.st.tracks[name].items() if k != me and pos is not None}
-    return rt.track_meta[name].size - len(others)
-
-
-def _frontier(rt, gname, key):
-    adjacent = rt.grid_meta[gname].adjacent
-    cells = rt.st.grids[key]
-    out = set()
-    for i in cells:
-        out.update(j for j in adjacent[i] if j not in cells)
-    return sorted(out)
-
-
-def _has_block(rt, gname, key, bw, bh):
-    return block_in(rt.grid_meta[gname], rt.st.grids[key], bw, bh)
-
-
-def _cell_of(card, cells):
-    for i, held in cells.items():
-        if held == card:
-            return i
-    return None
-
-
-def _field(rt, ref, n, is_def, span):
-    v = rt.fields[ref if is_def else rt.st.card_def[ref]].get(n)
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise RuleError(f"cards of this kind have no int field `{n}`", span)
-    return v
-
-
-def _index_of(lst, v):
-    return lst.index(v) if v in lst else -1
-
-
-def _by(xs, values, better):
-    xs = list(xs)
-    if not xs:
-        return None
-    vs = values(xs)
-    best = 0
-    for i in range(1, len(xs)):
-        if better(vs[i], vs[best]):
-            best = i
-    return xs[best]
-
-
-def _sort_by(xs, values):
-    xs = list(xs)
-    vs = values(xs)
-    return [x for _, _, x in sorted(zip(vs, range(len(xs)), xs), key=lambda t: (t[0], t[1]))]
-
-
-def _empty_cells(rt, gname, key):
-    cells = rt.st.grids[key]
-    return [i for i in rt.grid_meta[gname].playable if i not in cells]
-
-
-def _cell(rt, gname, cx, cy, span):
-    meta = rt.grid_meta[gname]
-    if not (1 <= cx <= meta.width and 1 <= cy <= meta.height):
-        raise RuleError(f"cell ({cx}, {cy}) is outside the grid", span)
-    return (cy - 1) * meta.width + (cx - 1)
-
-
-def _less(a, b):
-    return a < b
-
-
-def _greater(a, b):
-    return a > b
-
-
 _HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
             and name not in ("_HELPERS",)}
-_HELPERS.update({"bounded": bounded, "charge": charge, "_set_sizes": set_sizes})
+_HELPERS.update({"bounded": bounded, "charge": charge})
+_HELPERS["_group_sizes"] = group_sizes
+
+
+_STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")  # the literals `repr` writes
+_BRACKETS_ONLY = {c: None for c in range(128) if chr(c) not in "()[]{}"}
+_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
+
+
+def _nesting(text: str) -> int:
+    """How deeply brackets nest in a generated text (outside its string literals)."""
+    rest = _STRINGS.sub("", text).translate(_BRACKETS_ONLY)
+    depth = 0
+    while rest:
+        inner = _PAIRS.sub("", rest)  # the innermost pairs, all at once
+        if inner == rest:
+            break
+        rest, depth = inner, depth + 1
+    return depth
 
 
 # Every generated function starts by reading the run's state, card table and cards' definitions into
@@ -236,87 +146,138 @@ _HELPERS.update({"bounded": bounded, "charge": charge, "_set_sizes": set_sizes})
 _PROLOGUE = "    st = rt.st\n    fl = rt.fields\n    cd = st.card_def if st is not None else None\n"
 
 
-class SourceCompiler(Compiler):
-    """The compiler with expressions written as Python source (see the module's text). Statement
-    lowering and everything else is the closure compiler's; `expr(e)` gives a function `f(rt, env)`."""
+class _NoGame:
+    """What an expression evaluated before any game reads as its run: no state, no cards."""
 
-    def __init__(self, model, params):
-        super().__init__(model, params)
+    st = None
+    fields = ()
+
+
+_NO_GAME = _NoGame()
+
+
+class SourceCompiler:
+    """Checked expressions to Python functions `f(rt, env)`, each the text of one function (see the
+    module's text); `expr(e)` gives the function, `text(e)` its text. Called definitions, which the
+    runtime reads from `funcs`, are compiled here too; the instruction builder (`Compiler`) writes
+    statements as records and asks this compiler for each expression they hold."""
+
+    # A node whose text nests brackets deeper than this is written as a function of its own (see
+    # `hoisted`): Python's parser takes 200 at most.
+    DEEPEST = 100
+    # Whether built-ins with a writer of their own are written inline (else every one is a call).
+    INLINE = True
+
+    def __init__(self, model, params: dict, player_keys: dict | None = None):
+        self.m = model
+        self.types = model.types
+        self.param_values = params
+        self.player_keys = player_keys if player_keys is not None else {}  # zone or grid -> key per seat
+        self.funcs: dict = {}           # a called definition's name -> its function `(rt, args)`
+        self._inline_depth = 0
+        self._inlined_nodes = 0         # what expansion has copied so far: capped, then calls stay calls
+        self._chancy_defs: dict[str, bool] = {}  # per definition: whether its body may draw
+        self._shapes: dict[str, tuple] = {}       # per definition: its size and its locals' uses
         self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
         self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
+        self._scope: list[str] = []  # every comprehension variable around the text being written
         self._py_locals: dict = {}   # a `def` parameter (its Param node) -> the Python local holding it
+        self._env = "env"            # what a hoisted function is given as `env` (a definition has none)
         self._fresh = 0
         self._texts: dict = {}       # id of a whole expression -> (the node, its text), written once
         self._functions: dict = {}   # id of a whole expression -> (the node, its function)
+        self._item_functions: dict = {}  # id of a collection expression -> (the node, its elements' function)
         self.consts: list = []       # the constants every generated function reads as `K[i]`
         self.space = dict(_HELPERS, K=self.consts, _F=self.funcs)  # their globals, shared
+        self.space.update((f"_b_{name}", fn) for name, fn in FUNCTIONS.items())  # the built-ins' functions
         self.sources: list[str] = []  # the text of every function built, in order (for tests and `dump`)
 
+    def t(self, e):
+        return self.types.get(e, ANY)
+
     # ---- the entry points -----------------------------------------------------------------------
+    def _enter(self, py_locals: dict, env: str):
+        """Start the text of a new function; returns what `_leave` restores."""
+        saved = self._inline_depth, self._src_inline, self._its, self._scope, self._py_locals, self._env
+        self._inline_depth, self._src_inline, self._its, self._scope = 0, {}, [], []
+        self._py_locals, self._env = py_locals, env
+        return saved
+
+    def _leave(self, saved):
+        self._inline_depth, self._src_inline, self._its, self._scope, self._py_locals, self._env = saved
+
     def text(self, e) -> str:
         """The text of a whole expression, written once per node (its inner nodes are written as
-        part of it). While the closure compiler expands a definition in place, the text depends on
-        that expansion and is not kept."""
+        part of it)."""
         known = self._texts.get(id(e))
-        if known is not None and not self._inline:
+        if known is not None:
             return known[1]
-        saved = self._src_inline, self._its, self._py_locals
-        self._src_inline, self._its, self._py_locals = {}, [], {}
+        saved = self._enter({}, "env")
         try:
-            text = self.src(e)  # at the top nothing is in scope, so a node not written is embedded
+            text = self.src(e)
         finally:
-            self._src_inline, self._its, self._py_locals = saved
-        if not self._inline:
-            self._texts[id(e)] = (e, text)
+            self._leave(saved)
+        self._texts[id(e)] = (e, text)
         return text
 
     def expr(self, e):
+        """The function `f(rt, env)` of a whole expression, built once per node."""
         known = self._functions.get(id(e))
-        if known is not None and not self._inline:
+        if known is not None:
             return known[1]
-        try:
-            text = self.text(e)
-            fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {text}\n", e.span, "_f")
-        except (SyntaxError, RecursionError, MemoryError):  # nested deeper than Python's parser takes
-            fn = Compiler.expr(self, e)
-        if not self._inline:
-            self._functions[id(e)] = (e, fn)
+        fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {self.text(e)}\n", e.span, "_f")
+        self._functions[id(e)] = (e, fn)
         return fn
+
+    def items_function(self, node):
+        """The function `f(rt, env)` giving the elements of a collection expression (a zone's list,
+        a grid's cards in cell order, a list), built once per node."""
+        known = self._item_functions.get(id(node))
+        if known is not None:
+            return known[1]
+        fn = self.function(f"def _f(rt, env):\n{_PROLOGUE}    return {self.top_items(node)}\n", node.span, "_f")
+        self._item_functions[id(node)] = (node, fn)
+        return fn
+
+    def constant(self, e):
+        """The value of an expression evaluated before any game (a parameter, a cell's data)."""
+        return self.expr(e)(_NO_GAME, {})
 
     def compile_func(self, fn):
         """A definition called (not expanded in place) as one function whose parameters are Python
-        locals; one with a default value for a parameter is the closure compiler's."""
+        locals; a parameter not given takes its default, which may read the parameters before it."""
         if self.funcs.get(fn.name) is not None:
             return
-        if any(p.default is not None for p in fn.params):
-            return Compiler.compile_func(self, fn)
-        self.funcs[fn.name] = Unsupported  # being written: a call inside it reads `_F` when it runs
+        self.funcs[fn.name] = fn  # being written: a call inside it reads `_F` when it runs
         names = {p: f"_a{i}" for i, p in enumerate(fn.params)}
-        saved = self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals
-        self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = {}, 0, {}, [], names
+        saved = self._enter(names, "None")
         try:
+            if any(p.default is not None for p in fn.params):
+                unpack = "".join(f"    {names[p]} = args[{i}]\n" if p.default is None else
+                                 f"    {names[p]} = args[{i}] if len(args) > {i} else {self.src(p.default)}\n"
+                                 for i, p in enumerate(fn.params))
+            else:
+                unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             body = self.src(fn.body)
-            unpack = f"    ({''.join(n + ', ' for n in names.values())}) = args\n" if names else ""
             what = self.k(f"calls of `{fn.name}`")
             # A call is one step, charged inline; `charge` words the error.
-            func = self.function(f"def _d(rt, args):\n{_PROLOGUE}    if st is not None:\n"
-                                 f"        st.steps += 1\n        if st.steps > rt.step_budget:\n"
-                                 f"            charge(rt, 0, {self.k(fn.span)}, {what})\n"
-                                 f"{unpack}    return {body}\n", fn.span, "_d")
-        except (Unsupported, SyntaxError, RecursionError, MemoryError):
-            func = None
+            self.funcs[fn.name] = self.function(
+                f"def _d(rt, args):\n{_PROLOGUE}    if st is not None:\n"
+                f"        st.steps += 1\n        if st.steps > rt.step_budget:\n"
+                f"            charge(rt, 0, {self.k(fn.span)}, {what})\n"
+                f"{unpack}    return {body}\n", fn.span, "_d")
         finally:
-            self._inline, self._inline_depth, self._src_inline, self._its, self._py_locals = saved
-        if func is None:
-            del self.funcs[fn.name]
-            return Compiler.compile_func(self, fn)
-        self.funcs[fn.name] = func
+            self._leave(saved)
 
     def function(self, body: str, span, name: str):
-        """Compile the text of one function and return it (SyntaxError if Python refuses it)."""
-        # Named after the rule it comes from, so that a profile tells the functions apart.
-        where = f"<{span.path or self.m.program.path}:{span.line}:{span.col}>" if span else "<rules>"
-        code = compile(body, where, "exec")
+        """Compile the text of one function and return it. Its file name says the rule it comes from
+        (so that a profile tells the functions apart) and its text is registered in `linecache`
+        under that name, so that a traceback through it shows its lines."""
+        where = f"{span.path or self.m.program.path}:{span.line}:{span.col}" if span else "rules"
+        # The same text gets the same name: compiling a program again adds nothing to the cache.
+        filename = f"<rules {where} {hashlib.blake2s(body.encode('utf-8'), digest_size=6).hexdigest()}>"
+        code = compile(body, filename, "exec")
+        linecache.cache[filename] = (len(body), None, body.splitlines(True), filename)
         self.sources.append(body)
         exec(code, self.space)  # noqa: S102 - the text is built by this module alone (see its docstring)
         return self.space.pop(name)
@@ -335,20 +296,24 @@ class SourceCompiler(Compiler):
 
     def src(self, e) -> str:
         """The text of `e`, parenthesised where it is compound."""
-        method = getattr(self, "s_" + type(e).__name__, None)
-        if method is None:
-            return self.embedded(e)
-        try:
-            return method(e)
-        except Unsupported:
-            return self.embedded(e)
+        text = getattr(self, "s_" + type(e).__name__)(e)
+        # Only a long text can nest deep: most are never measured.
+        if len(text) > 2 * self.DEEPEST and _nesting(text) > self.DEEPEST:
+            return self.hoisted(e, text)
+        return text
 
-    def embedded(self, e) -> str:
-        """The closure of `e`, called from the text: only where nothing in it stands for text of
-        this function (an expanded parameter, a comprehension's `it`)."""
-        if self._src_inline or self._its or self._py_locals:
-            raise Unsupported
-        return f"{self.k(Compiler.expr(self, e))}(rt, env)"
+    def hoisted(self, e, text: str) -> str:
+        """`e`, whose text is `text`, written as a function of its own and called where it stands, so
+        that no text nests deeper than Python's parser takes, however deep the rule (or the
+        definitions expanded in it). A call, not a value computed beforehand: `e` is evaluated
+        exactly when, and as often as, it would be inline (after what precedes it, only on the
+        branch that reaches it). It is given every variable its text may read: the definition's
+        parameters and the comprehension variables around it."""
+        name = self.fresh("h")
+        free = "".join(", " + v for v in list(self._py_locals.values()) + self._scope)
+        self.space[name] = self.function(f"def {name}(rt, env{free}):\n{_PROLOGUE}    return {text}\n",
+                                         e.span, name)
+        return f"{name}(rt, {self._env}{free})"
 
     # ---- nodes ----------------------------------------------------------------------------------
     def s_Lit(self, e):
@@ -366,8 +331,6 @@ class SourceCompiler(Compiler):
                 return self._py_locals[site]
             if site in self._src_inline:
                 return self._src_inline[site]
-            if site in self._inline:  # a parameter the closure compiler is expanding: its closure
-                return f"{self.k(self._inline[site])}(rt, env)"
             if e.id == "it" and self._its:
                 return self._its[-1]
             return f"env[{self.k(n)}]"
@@ -386,38 +349,36 @@ class SourceCompiler(Compiler):
 
     def s_Attr(self, e):
         obj = self.src(e.obj)
-        ot = self.t(e.obj)
+        reads = self.m.decided.reads.get(e)
         n = e.name
-        m = self.m
-        if ot == PLAYER:
-            if n in m.zones or n in m.grids:
-                return f"{self.k(self.player_keys(n))}[{obj}]"
-            if n in m.counters:
-                return f"st.counters[{self.k(n)}][{obj}]"
-        if ot[0] == "card":
-            if n in m.counters:
-                return f"st.counters[{self.k(n)}].get(str({obj}), st.keyed_init[{self.k(n)}])"
-            if n == "name":
-                return f"rt.names[cd[{obj}]]"
+        if reads is None:  # the checker let it through untyped (its object's type is not known)
+            raise RuleError(f"cannot read `{n}` here", e.span)
+        what, owner = reads.what, reads.owner
+        if what == "player_place":
+            return f"{self.k(self.player_keys[n])}[{obj}]"
+        if what == "player_counter":
+            return f"st.counters[{self.k(n)}][{obj}]"
+        if what == "card_counter":
+            return f"st.counters[{self.k(n)}].get(str({obj}), st.keyed_init[{self.k(n)}])"
+        if what == "card_name":
+            return f"rt.names[cd[{obj}]]"
+        if what == "card_field":
             return f"fl[cd[{obj}]][{self.k(n)}]"
-        if ot[0] == "def":
-            if n == "name":
-                return f"rt.names[{obj}]"
+        if what == "def_name":
+            return f"rt.names[{obj}]"
+        if what == "def_field":
             return f"fl[{obj}][{self.k(n)}]"
-        if ot[0] == "cell":
-            g = self.k(ot[1])
-            if n == "x":
-                return f"({obj} % rt.grid_meta[{g}].width + 1)"
-            if n == "y":
-                return f"({obj} // rt.grid_meta[{g}].width + 1)"
-            return f"rt.grid_meta[{g}].cell_data[{obj}][{self.k(n)}]"
-        if ot[0] == "line":
-            return f"rt.grid_meta[{self.k(ot[1])}].line_data[{obj}][{self.k(n)}]"
-        if ot[0] == "space":
-            if n == "index":
-                return obj
-            return f"rt.track_meta[{self.k(ot[1])}].space_data[{obj}][{self.k(n)}]"
-        raise Unsupported  # the closure compiler reports it
+        if what == "cell_x":
+            return f"({obj} % rt.grid_meta[{self.k(owner)}].width + 1)"
+        if what == "cell_y":
+            return f"({obj} // rt.grid_meta[{self.k(owner)}].width + 1)"
+        if what == "cell_data":
+            return f"rt.grid_meta[{self.k(owner)}].cell_data[{obj}][{self.k(n)}]"
+        if what == "line_data":
+            return f"rt.grid_meta[{self.k(owner)}].line_data[{obj}][{self.k(n)}]"
+        if what == "space_index":
+            return obj
+        return f"rt.track_meta[{self.k(owner)}].space_data[{obj}][{self.k(n)}]"
 
     def s_Index(self, e):
         if self.t(e.obj)[0] == "keyed":
@@ -446,17 +407,14 @@ class SourceCompiler(Compiler):
         if op == "+" and self.t(e)[0] == "list":
             return f"_join(rt, {self.items(e.left)}, {self.items(e.right)}, {self.k(e.span)})"
         if op in ("/", "%"):
-            # The divisor is evaluated (and tested) before the dividend, as the closure does.
+            # The divisor is evaluated (and tested) before the dividend, as it always was.
             py = "//" if op == "/" else "%"
             d = self.fresh("d")
             return (f"(lambda {d}: {self.src(e.left)} {py} {d})"
                     f"(_nonzero({self.src(e.right)}, {self.k(e.span)}))")
         if op == "*":
             return f"bounded({self.src(e.left)} * {self.src(e.right)}, {self.k(e.span)})"
-        py = _COMPARE.get(op) or _ARITH.get(op)
-        if py is None:
-            raise Unsupported
-        return f"({self.src(e.left)} {py} {self.src(e.right)})"
+        return f"({self.src(e.left)} {_COMPARE.get(op) or _ARITH[op]} {self.src(e.right)})"
 
     def s_Range(self, e):
         return f"_range(rt, {self.src(e.lo)}, {self.src(e.hi)}, {self.k(e.span)})"
@@ -478,7 +436,7 @@ class SourceCompiler(Compiler):
         b = self.m.bindings[e]
         kind, name = b.kind, b.name
         # An argument may read `it`: the body's own aggregates bind variables of their own.
-        if kind == "def" and self.inlinable(b.decl, e.args, args_may_read_it=True):
+        if kind == "def" and self.inlinable(b.decl, e.args):
             fn = b.decl
             mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
             self._inlined_nodes += self._body_shape(fn)[0]
@@ -495,10 +453,96 @@ class SourceCompiler(Compiler):
                 self.compile_func(b.decl)
             args = "".join(self.src(a) + ", " for a in e.args)
             return f"_F[{self.k(name)}](rt, ({args}))"
-        method = getattr(self, "t_" + name, None)
-        if method is None:
-            raise Unsupported
-        return method(e)
+        writer = getattr(self, "t_" + name, None) if self.INLINE else None
+        text = writer(e) if writer is not None else None
+        return text if text is not None else self.library_call(e, name)
+
+    # ---- what the checker's types say, and what may draw ----------------------------------------
+    def elem_type(self, node):
+        """The type of the elements of a collection, as the checker found it."""
+        return self.m.decided.elems[node]
+
+    def reads_name_of_it(self, node) -> bool:
+        """Whether `node` is `it.name` of a card."""
+        reads = self.m.decided.reads.get(node)
+        return (reads is not None and reads.what == "card_name" and isinstance(node.obj, A.Name)
+                and node.obj.id == "it")
+
+    def _mentions_it(self, e):
+        if isinstance(e, A.Name):
+            return e.id == "it"
+        for field in ("obj", "left", "right", "operand", "coll", "cond", "test", "then", "other", "lo", "hi", "index"):
+            sub = getattr(e, field, None)
+            if sub is not None and not isinstance(sub, (str, int)) and self._mentions_it(sub):
+                return True
+        for sub in getattr(e, "args", ()) or getattr(e, "items", ()):
+            if self._mentions_it(sub):
+                return True
+        return False
+
+    def chancy(self, node) -> bool:
+        """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
+        such expressions are never reordered, skipped or evaluated a different number of times."""
+        for n in A.walk(node):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
+            if b is None:
+                continue
+            if b.kind == "builtin" and b.name == "random":
+                return True
+            if b.kind == "def":
+                known = self._chancy_defs.get(b.name)
+                if known is None:  # worked out once per definition, over every definition it reaches
+                    known = self._chancy_defs[b.name] = self._draws(b.decl.body, {b.name})
+                if known:
+                    return True
+        return False
+
+    def _draws(self, node, seen) -> bool:
+        for n in A.walk(node):
+            b = self.m.bindings.get(n) if isinstance(n, A.Call) else None
+            if b is None:
+                continue
+            if b.kind == "builtin" and b.name == "random":
+                return True
+            if b.kind == "def" and b.name not in seen:
+                seen.add(b.name)
+                if self._draws(b.decl.body, seen):
+                    return True
+        return False
+
+    def builtin(self, call) -> str | None:
+        """The name of the built-in function a call calls, if it calls one."""
+        b = self.m.bindings.get(call)
+        return b.name if b is not None and b.kind == "builtin" else None
+
+    def inlinable(self, fn, args) -> bool:
+        """Small definitions are compiled into their callers; a parameter whose argument is not a
+        plain name or literal must appear at most once, so nothing is evaluated twice. (An argument
+        may read `it`: the body's own aggregates bind variables of their own.)"""
+        if self._inline_depth >= 6 or len(args) != len(fn.params):
+            return False
+        if any(self.chancy(a) for a in args) or self.chancy(fn.body):
+            return False
+        size, uses = self._body_shape(fn)
+        if size > 60 or self._inlined_nodes + size > MAX_INLINED_NODES:
+            return False
+        for prm, arg in zip(fn.params, args):
+            if not isinstance(arg, (A.Name, A.Lit)) and uses.get(prm, 0) > 1:
+                return False
+        return True
+
+    def _body_shape(self, fn):
+        """(nodes in a definition's body, uses of each local in it), counted once per definition."""
+        shape = self._shapes.get(fn.name)
+        if shape is None:
+            nodes = list(A.walk(fn.body))
+            uses = {}
+            for n in nodes:
+                b = self.m.bindings.get(n) if isinstance(n, A.Name) else None
+                if b is not None and b.kind == "local":
+                    uses[b.decl.site] = uses.get(b.decl.site, 0) + 1
+            shape = self._shapes[fn.name] = (len(nodes), uses)
+        return shape
 
     # ---- collections and `it` -------------------------------------------------------------------
     def items(self, node) -> str:
@@ -531,18 +575,21 @@ class SourceCompiler(Compiler):
         """(variable, text of `body` with `it` read from that variable)."""
         var = self.fresh("it")
         self._its.append(var)
+        self._scope.append(var)
         try:
             return var, self.src(body)
         finally:
             self._its.pop()
+            self._scope.pop()
 
     def reads_field_of_it(self, node, elem_t) -> bool:
         """Whether `node` reads a field of `it` (a card) by a name that does not depend on `it`
-        (the closure compiler's `it_field` fast path)."""
+        (the fast paths of filters and sums)."""
         if elem_t[0] != "card":
             return False
         if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it":
-            return node.name != "name" and node.name not in self.m.counters
+            reads = self.m.decided.reads.get(node)
+            return reads is not None and reads.what == "card_field"
         return (isinstance(node, A.Call) and self.builtin(node) == "field"
                 and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
                 and not self._mentions_it(node.args[1]))
@@ -555,7 +602,7 @@ class SourceCompiler(Compiler):
 
     def fast_filter(self, e, any_order=False):
         """(items, value, field name, operator) texts for `coll where it.field OP value`, or None.
-        The function evaluates them in that order, as the closure does. `any_order`: the caller
+        The function evaluates them in that order. `any_order`: the caller
         only counts or tests the elements, so a grid's need not be sorted."""
         cond = e.cond
         if not (isinstance(cond, A.Binary) and cond.op in _COMPARE):
@@ -570,11 +617,10 @@ class SourceCompiler(Compiler):
 
     def values(self, coll_node, body_node):
         """(items text, function from an items text to the text of the list of values) for the
-        aggregates that bind `it` (the closure compiler's `lam` and `each`)."""
+        aggregates that bind `it`."""
         xs = self.items(coll_node)
         elem_t = self.elem_type(coll_node)
-        if (isinstance(body_node, A.Attr) and isinstance(body_node.obj, A.Name)
-                and body_node.obj.id == "it" and elem_t[0] == "card" and body_node.name == "name"):
+        if self.reads_name_of_it(body_node):
             c = self.fresh("c")
             return xs, lambda items: f"[rt.names[cd[{c}]] for {c} in {items}]"
         name = self.field_of_it(body_node, elem_t)
@@ -584,6 +630,39 @@ class SourceCompiler(Compiler):
         return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
 
     # ---- built-ins ------------------------------------------------------------------------------
+    # A built-in is a call of its function in the library (interpreter/library.py), its arguments
+    # given as the table of built-ins shapes them (`library_call`). The few that matter most to
+    # speed have a writer of their own here (`t_NAME`), which writes the same meaning inline: a
+    # count or a test of a `where` without building the list, a sum of a field, an aggregate's
+    # values as one comprehension. A writer may decline (return None): the call is written.
+    def library_call(self, e, name: str) -> str:
+        """The call of built-in `name`'s library function, its arguments shaped by its table row."""
+        row = BUILTINS[name]
+        args = [self.k(e.span)]
+        if e in self.m.decided.numbers:  # `min(a, b)`: the two numbers are the collection
+            return f"_b_{name}(rt, {args[0]}, [{self.src(e.args[0])}, {self.src(e.args[1])}])"
+        for i, a in enumerate(e.args):
+            shape = row.shape(i)
+            if shape == "items":
+                args.append(self.items(a))
+            elif shape == "each":
+                var, body = self.with_it(a)
+                args.append(f"lambda {var}: {body}")
+            elif shape == "grid":
+                args += [self.k(self.t(a)[1]), self.src(a)]
+            elif shape == "card_or_def":
+                args += [self.src(a), repr(self.t(a)[0] == "def")]
+            elif shape == "cards_or_defs":
+                args += [self.items(a), repr(self.elem_type(a)[0] == "def")]
+            elif shape == "card_or_cards":
+                args.append(self.src(a) if self.t(a)[0] in ("card", "none") else self.items(a))
+            else:  # a value, or a declaration's name (which is its value)
+                args.append(self.src(a))
+        method = RUN_METHODS.get(name)
+        if method is not None:  # the function calls this method of the run: so does the text
+            return f"rt.{method}({', '.join(args[1:])})"
+        return f"_b_{name}(rt, {', '.join(args)})"
+
     def tested(self, arg, fast: str, slow: str, plain: str) -> str:
         """`count` or `any` of a collection: `fast` for a fast `where` (its texts as xs, v, name,
         op), `slow` for another `where` (xs, var, cond, span), `plain` for no `where` (items)."""
@@ -600,34 +679,34 @@ class SourceCompiler(Compiler):
         return self.tested(e.args[0], "len(_select(rt, {0}, {1}, {2}, {3}))",
                            "sum([1 for {1} in _charged(rt, {0}, {3}) if {2}])", "len({0})")
 
+    def t_any(self, e):
+        return self.tested(e.args[0], "_any_select(rt, {0}, {1}, {2}, {3})",
+                           "any(True for {1} in _charged(rt, {0}, {3}) if {2})", "(len({0}) > 0)")
+
     def t_sum(self, e):
         coll, body = e.args
         elem_t = self.elem_type(coll)
         name = None
-        if not (isinstance(body, A.Attr) and isinstance(body.obj, A.Name) and body.obj.id == "it"
-                and elem_t[0] == "card" and body.name == "name"):
+        if not self.reads_name_of_it(body):
             name = self.field_of_it(body, elem_t)
         if name is not None:
-            # The closure reads the field's name before the items.
+            # The field's name is read before the items.
             return f"_sum_field(rt, {name}, {self.items_any_order(coll)})"
         xs, values = self.values(coll, body)
         return f"sum({values(xs)})"
 
     def extreme_text(self, e, pick):
-        if self.t(e.args[0]) == INT:
+        """`min` or `max`: of two numbers inline, else the library's over the values' list."""
+        if e in self.m.decided.numbers:
             return f"{pick}({self.src(e.args[0])}, {self.src(e.args[1])})"
         xs, values = self.values(e.args[0], e.args[1])
-        return f"_extreme({values(xs)}, {self.k(e.span)}, {pick})"
+        return f"_b_{pick}(rt, {self.k(e.span)}, {values(xs)})"
 
     def t_min(self, e):
         return self.extreme_text(e, "min")
 
     def t_max(self, e):
         return self.extreme_text(e, "max")
-
-    def t_any(self, e):
-        return self.tested(e.args[0], "_any_select(rt, {0}, {1}, {2}, {3})",
-                           "any(True for {1} in _charged(rt, {0}, {3}) if {2})", "(len({0}) > 0)")
 
     def t_all(self, e):
         xs, values = self.values(e.args[0], e.args[1])
@@ -639,150 +718,22 @@ class SourceCompiler(Compiler):
 
     def t_set_sizes(self, e):
         xs, values = self.values(e.args[0], e.args[1])
-        return f"_set_sizes({values(xs)})"
-
-    def t_names(self, e):
-        xs = self.items(e.args[0])
-        d = self.fresh("d")
-        if self.elem_type(e.args[0])[0] == "def":
-            return f"[rt.names[{d}] for {d} in {xs}]"
-        return f"[rt.names[cd[{d}]] for {d} in {xs}]"
+        return f"_group_sizes({values(xs)})"
 
     def t_abs(self, e):
         return f"abs({self.src(e.args[0])})"
 
-    def t_top(self, e):
-        return f"_end(st.zones[{self.src(e.args[0])}], -1)"
-
-    def t_bottom(self, e):
-        return f"_end(st.zones[{self.src(e.args[0])}], 0)"
-
-    def t_first(self, e):
-        return f"_end({self.items(e.args[0])}, 0)"
-
-    def t_last(self, e):
-        return f"_end({self.items(e.args[0])}, -1)"
-
-    def t_defs(self, e):
-        return f"list(rt.defs_by_kind[{self.k(e.args[0].id)}])"
-
-    def t_random(self, e):
-        return f"rt.random_choice({self.items(e.args[0])})"
-
-    def t_holder(self, e):
-        return f"st.markers.get({self.k(e.args[0].id)})"
+    def t_seat(self, e):
+        return f"({self.src(e.args[0])} + 1)"
 
     def t_next_player(self, e):
         return f"(({self.src(e.args[0])} + 1) % st.player_count)"
 
-    def t_turn_order(self, e):
-        return f"_turn_order(rt, {self.src(e.args[0])})"
+    def t_holder(self, e):
+        return f"st.markers.get({self.k(e.args[0].id)})"
 
-    def t_seat(self, e):
-        return f"({self.src(e.args[0])} + 1)"
-
-    def t_player(self, e):
-        return f"_player(rt, {self.src(e.args[0])}, {self.k(e.span)})"
-
-    def t_space(self, e):
-        return f"_space(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
-
-    t_position = t_space
-
-    def t_space_at(self, e):
-        return f"_space_at(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])}, {self.k(e.span)})"
-
-    def t_free_spaces(self, e):
-        return f"_free_spaces(rt, {self.k(e.args[0].id)}, {self.src(e.args[1])})"
-
-    def t_frontier(self, e):
-        return f"_frontier(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
-
-    def t_filled_cells(self, e):
-        return f"sorted(st.grids[{self.src(e.args[0])}])"
-
-    def t_has_block(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        return f"_has_block(rt, {g}, {self.src(e.args[0])}, {self.src(e.args[1])}, {self.src(e.args[2])})"
-
-    def t_fits(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        args = ", ".join(self.src(a) for a in e.args)
-        return f"rt.fits({g}, {args})"
-
-    def t_cell_of(self, e):
-        # The closure evaluates the card before the grid.
-        card = self.src(e.args[1])
-        return f"_cell_of({card}, st.grids[{self.src(e.args[0])}])"
-
-    def t_field(self, e):
-        is_def = self.t(e.args[0])[0] == "def"
-        return f"_field(rt, {self.src(e.args[0])}, {self.src(e.args[1])}, {is_def}, {self.k(e.span)})"
-
-    def t_index_of(self, e):
-        return f"_index_of({self.items(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_slice(self, e):
-        return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
-                f"max(0, {self.src(e.args[2])})])")
-
-    def t_call(self, e):
-        lead = "".join(self.src(a) + ", " for a in e.args[1:])
-        return f"rt.call_formula({self.src(e.args[0])}, ({lead}))"
-
-    def t_faces(self, e):
-        return f"rt.faces({self.src(e.args[0])})"
-
-    def t_face(self, e):
-        return f"rt.face({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_slot(self, e):
-        return f"rt.slot_key({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_room(self, e):
-        return f"rt.room({self.src(e.args[0])}, {self.src(e.args[1])})"
-
-    def t_zone_of(self, e):
-        return f"rt.zone_of({self.src(e.args[0])})"
-
-    def t_host(self, e):
-        return f"rt.host({self.src(e.args[0])})"
-
-    def t_slot_of(self, e):
-        return f"rt.slot_of({self.src(e.args[0])})"
-
-    def t_attached(self, e):
-        one = self.t(e.args[0])[0] in ("card", "none")
-        return f"rt.attached({self.src(e.args[0]) if one else self.items(e.args[0])})"
-
-    def t_reverse(self, e):
-        return f"list({self.items(e.args[0])})[::-1]"
-
-    def by_text(self, e, better):
-        xs, values = self.values(e.args[0], e.args[1])
-        items = self.fresh("xs")
-        return f"_by({xs}, lambda {items}: {values(items)}, {better})"
-
-    def t_min_by(self, e):
-        return self.by_text(e, "_less")
-
-    def t_max_by(self, e):
-        return self.by_text(e, "_greater")
-
-    def t_sort_by(self, e):
-        xs, values = self.values(e.args[0], e.args[1])
-        items = self.fresh("xs")
-        return f"_sort_by({xs}, lambda {items}: {values(items)})"
-
-    def t_empty_cells(self, e):
-        return f"_empty_cells(rt, {self.k(self.t(e.args[0])[1])}, {self.src(e.args[0])})"
-
-    def t_cell(self, e):
-        g = self.k(self.t(e.args[0])[1])
-        return f"_cell(rt, {g}, {self.src(e.args[1])}, {self.src(e.args[2])}, {self.k(e.span)})"
-
-    def t_neighbors(self, e):
-        return f"list(rt.grid_meta[{self.k(self.t(e.args[0])[1])}].adjacent[{self.src(e.args[1])}])"
+    def t_defs(self, e):
+        return f"list(rt.defs_by_kind[{self.k(e.args[0].id)}])"
 
     def t_card_at(self, e):
         return f"st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
@@ -795,134 +746,3 @@ def _times(rt, n, span):
 
 
 _HELPERS["_times"] = _times
-
-
-class SourceBackend(ClosureBackend):
-    """The closure back end, with each straight run of records written as the text of one function.
-
-    A run is a sequence of records that only compute, bind, count and jump (`Let`, `LoopInit`,
-    `LoopNext`, `Branch`, `Jump`, `Return`, `Log`, and `set_counter`): none of them pushes or pops a
-    frame, asks a question or ends the game, so the run loop has nothing to do between them. A run
-    starts where control can arrive other than by falling through (the body's start, a jump target,
-    the record after a decision or a service) and is one function: each record's statements in a
-    row, with its expressions written inline, the frame's counter set as the loop would set it
-    (errors are placed by it), the steps counted as the loop counts them, and a return where a
-    record jumps. Near the step budget a run executes its first record alone, so that the budget is
-    met on the record where the loop would meet it. A menu of options (`AskOption`) may end a run:
-    its conditions are written in the same function, which returns the question as the menu's own
-    instruction would. Every record also keeps its own instruction, for control that arrives in the
-    middle of a run."""
-
-    LONGEST = 32  # records in one run at most
-    STRAIGHT = (ir.Let, ir.LoopInit, ir.LoopNext, ir.Branch, ir.Jump, ir.Return, ir.Log)
-
-    def build(self, proc):
-        super().build(proc)
-        records = proc.ir
-        for start in sorted(self.leaders(records)):
-            end = start
-            while end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
-                end += 1
-            if end < len(records) and end - start < self.LONGEST and isinstance(records[end], ir.AskOption):
-                end += 1  # a menu of options ends a run: its conditions are written inline too
-            if end - start >= 2 or isinstance(records[start], ir.AskOption):
-                proc.code[start] = self.run_of(proc, records, start, end)
-        return proc
-
-    @classmethod
-    def straight(cls, rec) -> bool:
-        return isinstance(rec, cls.STRAIGHT) or (isinstance(rec, ir.Call) and rec.service == "set_counter")
-
-    def leaders(self, records) -> set:
-        """Where control can arrive other than by falling through from the record before."""
-        out = {0}
-        for i, r in enumerate(records):
-            if not self.straight(r):
-                out.add(i + 1)
-            for name in ("target", "end"):
-                if isinstance(getattr(r, name, None), int):
-                    out.add(getattr(r, name))
-            out.update(getattr(r, "targets", ()))
-        return {i for i in out if 0 <= i < len(records)}
-
-    def run_of(self, proc, records, start, end):
-        """One function for records[start:end], or the first record's own instruction when Python
-        refuses the text (an expression nested deeper than its parser takes)."""
-        c = self.c
-        first = c.k(proc.code[start])
-        lines = ["def _r(rt, fr):", "    st = rt.st", "    fl = rt.fields", "    cd = st.card_def",
-                 f"    if st.steps + {end - start - 1} > rt.step_budget:",
-                 f"        return {first}(rt, fr)", "    env = fr.env"]
-        for done, i in enumerate(range(start, end), 1):
-            r = records[i]
-            leave = ([f"st.steps += {done - 1}"] if done > 1 else []) + ["return"]
-            lines.extend("    " + line for line in getattr(self, "w_" + type(r).__name__)(r, i, leave))
-        lines.append(f"    st.steps += {end - start - 1}")
-        try:
-            return c.function("\n".join(lines) + "\n", records[start].span, "_r")
-        except (SyntaxError, RecursionError, MemoryError):
-            return proc.code[start]
-
-    # Each writer gives the lines of one record; `leave` is what ends the function at a jump.
-    def w_Let(self, r, i, leave):
-        value = self.c.text(r.value)
-        if r.bounded:
-            value = f"bounded({value}, {self.c.k(r.span)})"
-        return [f"fr.pc = {i + 1}", f"env[{self.c.k(r.name)}] = {value}"]
-
-    def w_Branch(self, r, i, leave):
-        return [f"fr.pc = {i + 1}", f"if not {self.c.text(r.cond)}:", f"    fr.pc = {r.target}"] + \
-            ["    " + line for line in leave]
-
-    def w_Jump(self, r, i, leave):
-        return [f"fr.pc = {r.target}"] + leave
-
-    def w_Return(self, r, i, leave):
-        return [f"fr.pc = {self.size}"] + leave
-
-    def w_LoopInit(self, r, i, leave):
-        c = self.c
-        if r.over == "each":
-            items = c.top_items(r.source)
-        elif r.over == "count":
-            items = f"_times(rt, {c.text(r.source)}, {c.k(r.span)})"
-        elif r.over == "jumped_seats":
-            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, int)]"
-        else:
-            items = f"[_j for _j in env[{c.k(r.source)}] if isinstance(_j, str)]"
-        return [f"fr.pc = {i + 1}", f"env[{c.k(r.items)}] = list({items})", f"env[{c.k(r.index)}] = 0"]
-
-    def w_LoopNext(self, r, i, leave):
-        k = self.c.k
-        lines = [f"fr.pc = {i + 1}", f"_n = env[{k(r.index)}]", f"_items = env[{k(r.items)}]",
-                 "if _n >= len(_items):", f"    del env[{k(r.items)}], env[{k(r.index)}]", f"    fr.pc = {r.end}"]
-        lines += ["    " + line for line in leave]
-        if r.var is not None:
-            lines.append(f"env[{k(r.var)}] = _items[_n]")
-        return lines + [f"env[{k(r.index)}] = _n + 1"]
-
-    def w_Log(self, r, i, leave):
-        c = self.c
-        vals = "".join(f", rt.label({c.text(a)}, {c.k(t)})" for a, t in zip(r.args, r.types))
-        return [f"fr.pc = {i + 1}",
-                f"rt.emit('log', {{'text': ' '.join([{c.k(r.text)}{vals}])}}, fr.active)"]
-
-    def w_AskOption(self, r, i, leave):
-        """The last record of a run: the options whose condition holds, then the question (or, with
-        none open, on at `end`). The steps are counted before the function returns the question."""
-        c = self.c
-        lines = [f"fr.pc = {i + 1}", "_labels = []", "_pcs = []"]
-        for name, cond, target in zip(r.labels, r.conds, r.targets):
-            add = [f"_labels.append({c.k(name)})", f"_pcs.append({target})"]
-            lines += add if cond is None else [f"if {c.text(cond)}:"] + ["    " + line for line in add]
-        lines += ["if not _labels:", f"    fr.pc = {r.end}"] + ["    " + line for line in leave]
-        who = c.text(r.by) if r.by is not None else "fr.active"
-        count = leave[:-1]  # `leave` is the run's step count, then a bare return
-        return lines + count + [f"return rt.ask({who}, {c.k(r.prompt)}, _labels, {c.k(ir.JumpDecision)}(_pcs))"]
-
-    def w_Call(self, r, i, leave):  # set_counter, the one service a run holds
-        c = self.c
-        name, who, key, op, value = r.args
-        who = c.text(who) if who is not None else "None"
-        key = c.text(key) if key is not None else "None"
-        return [f"fr.pc = {i + 1}", f"rt.set_counter({c.k(name)}, {who}, {key}, {c.k(op)}, {c.text(value)})"]

@@ -172,7 +172,7 @@ class Runner:
         where = f"{self.path}: expect"
         try:
             node = parse_expression(text, where)
-            _, types, bindings = check_expression(e.model, node, where, text)
+            _, types, bindings, decided = check_expression(e.model, node, where, text)
         except LanguageError as exc:
             diags = []
             for d in exc.diagnostics:
@@ -187,7 +187,7 @@ class Runner:
                 diags.append(Diagnostic(str(self.path), line, col, f"in `{text}`: {d.message}", d.hint,
                                         self.where.source_line(line), end_line, end_col))
             raise ScenarioError(diags) from None
-        comp = e.expression_compiler(types, bindings)
+        comp = e.expression_compiler(types, bindings, decided)
         if comp.chancy(node):
             raise self.error(key_path, f"`{text}` draws from the game's RNG; an expectation must not")
         return node, comp

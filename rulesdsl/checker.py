@@ -13,8 +13,9 @@ import attrs
 from . import ast as A
 from .cards import _field_problem, _literal
 from .errors import CheckError, at, count_of, make, suggest
+from .builtins import BUILTINS
 from .limits import MAX_DEF_DEPTH
-from .resolver import BUILTINS, Resolver
+from .resolver import Resolver
 
 # ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
@@ -51,6 +52,33 @@ CONSTANTS = {"players": T_list(PLAYER), "player_count": INT}
 
 
 @attrs.frozen
+class Reads:
+    """What an attribute access `a.b` reads, as the checker found it: `what` is one of `READS`, and
+    `owner` the grid or track of a cell, line or space."""
+
+    what: str
+    owner: str | None = None
+
+
+# A per-player zone or grid (its key), a per-player counter, a card's own counter, a card's (or a
+# definition's) name or field, a cell's column or row or data, a line's data, a space's index or data.
+READS = ("player_place", "player_counter", "card_counter", "card_name", "card_field", "def_name", "def_field",
+         "cell_x", "cell_y", "cell_data", "line_data", "space_index", "space_data")
+
+
+@attrs.define
+class Decided:
+    """What the checker decided about nodes, besides their types, for the compiler to read rather
+    than decide again: what each attribute access reads (`reads`, Attr node -> Reads), the element
+    type of each collection it went through (`elems`, node -> type), and the `min`/`max` calls of
+    two numbers rather than over a collection (`numbers`)."""
+
+    reads: dict = attrs.Factory(dict)
+    elems: dict = attrs.Factory(dict)
+    numbers: set = attrs.Factory(set)
+
+
+@attrs.frozen
 class Model:
     """A checked ruleset: declarations by name, static types of expressions, and the source."""
 
@@ -79,6 +107,7 @@ class Model:
     # (kind, formula field) -> the types of the arguments every `call` of it passes before the
     # card's own (see Checker.b_call)
     formula_calls: dict = attrs.Factory(dict)
+    decided: Decided = attrs.Factory(Decided)  # what the checker decided besides the types
 
     @property
     def calls(self) -> Mapping:
@@ -133,6 +162,7 @@ class Checker:
         self.formula_calls: dict = {}
         self.errors = []
         self.types: dict = {}
+        self.decided = Decided()
         self.res: Resolver | None = None
         self.var_types: dict = {}  # resolver.Var -> its static type, as the walk reaches it
         self.decls: dict[str, Any] = {}
@@ -179,7 +209,7 @@ class Checker:
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
-                     self.slots, self.formula_calls)
+                     self.slots, self.formula_calls, self.decided)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""
@@ -1043,6 +1073,11 @@ class Checker:
         return self.elem_of(t, e)
 
     def elem_of(self, t, node):
+        elem = self._elem_of(t, node)
+        self.decided.elems[node] = elem
+        return elem
+
+    def _elem_of(self, t, node):
         if t[0] == "list":
             return t[1]
         if t[0] == "zone":
@@ -1053,6 +1088,10 @@ class Checker:
             return ANY
         self.err(node, f"expected a collection, got {show(t)}")
         return ANY
+
+    def reads(self, e, what: str, owner: str | None = None):
+        """Record what the attribute access `e` reads."""
+        self.decided.reads[e] = Reads(what, owner)
 
     def expr(self, e) -> tuple:
         t = getattr(self, "e_" + type(e).__name__)(e)
@@ -1124,10 +1163,13 @@ class Checker:
             return ANY
         if ot == PLAYER:
             if n in self.zones and self.zones[n].per_player:
+                self.reads(e, "player_place")
                 return ("zone", self.zones[n].kind)
             if n in self.counters and self.counters[n].per_player:
+                self.reads(e, "player_counter")
                 return KEYED if self.counters[n].keyed else INT
             if n in self.grids and self.grids[n].per_player:
+                self.reads(e, "player_place")
                 return ("grid", n)
             owned = [k for k, d in {**self.zones, **self.counters, **self.grids}.items()
                      if getattr(d, "per_player", False)]
@@ -1138,13 +1180,17 @@ class Checker:
             if kind is None:
                 return ANY
             if n == "name":
+                self.reads(e, ot[0] + "_name")
                 return TEXT
             for f in kind.fields:
                 if f.name == n:
+                    self.reads(e, ot[0] + "_field")
                     return FIELD_TYPES[f.type.name]
             if n == "face" and kind.faces:
+                self.reads(e, ot[0] + "_field")
                 return SYM
             if any(c.name == n for c in kind.counters):
+                self.reads(e, "card_counter")
                 if ot[0] == "def":
                     self.err(e, f"`{n}` is a counter of each card of kind {kind.name}; a definition has none")
                 return INT
@@ -1153,11 +1199,15 @@ class Checker:
             return ANY
         if ot[0] == "cell":
             if n in ("x", "y"):
+                self.reads(e, "cell_" + n, ot[1])
                 return INT
+            self.reads(e, "cell_data", ot[1])
             return self.data_field(e, self.grids[ot[1]].cell_fields, n, f"cells of grid {ot[1]}")
         if ot[0] == "line":
+            self.reads(e, "line_data", ot[1])
             return self.data_field(e, self.grids[ot[1]].line_fields, n, f"lines of grid {ot[1]}")
         if ot[0] == "space":
+            self.reads(e, "space_index" if n == "index" else "space_data", ot[1])
             if n == "index":
                 return INT
             return self.data_field(e, self.tracks[ot[1]].fields, n, f"spaces of track {ot[1]}")
@@ -1208,7 +1258,8 @@ class Checker:
         if callee.kind != "builtin":
             self.err(e.func, f"unknown function `{n}`", suggest(n, list(BUILTINS) + list(self.funcs)))
             return ANY
-        lo, hi, _ = BUILTINS[n]
+        row = BUILTINS[n]
+        lo, hi = row.least, row.most or row.least
         if not lo <= len(e.args) <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
             self.err(e, f"`{n}` takes {want} arguments, got {len(e.args)}")
@@ -1265,6 +1316,7 @@ class Checker:
         first = self.expr(e.args[0])
         self.res.numbers_form(e, first == INT)
         if first == INT:
+            self.decided.numbers.add(e)
             self.expect(e.args[1], (INT,), "a number")
             return INT
         t = self.lambda_arg(e)
@@ -1649,7 +1701,7 @@ def check_expression(model: Model, expr, path: str = "<expression>", source: str
     """Type a stand-alone expression (a scenario expectation) against a checked model.
 
     Errors are reported against `path` and `source`, the text the expression came from.
-    Returns (type, types, bindings): the side tables extended with the expression's nodes.
+    Returns (type, types, bindings, decided): the side tables extended with the expression's nodes.
     """
     c = Checker(model.program)
     c.collect()
@@ -1660,7 +1712,7 @@ def check_expression(model: Model, expr, path: str = "<expression>", source: str
     t = c.expr(expr)
     if c.errors:
         raise CheckError(c.errors)
-    return t, c.types, c.res.bindings
+    return t, c.types, c.res.bindings, c.decided
 
 
 def check(program: A.Program, formulas: dict | None = None) -> Model:

@@ -51,68 +51,8 @@ from typing import Any
 import attrs
 
 from . import ast as A
+from .builtins import BUILTINS, DECLARATION_ARGS, LAMBDA_BUILTINS
 
-# Built-in functions: name -> (min args, max args, description). Arguments written with `it`
-# (the second argument of the aggregates) are evaluated once per element of the first argument.
-BUILTINS = {
-    "count": (1, 1, "number of elements"),
-    "sum": (2, 2, "sum of an expression over a collection"),
-    "min": (2, 2, "smaller of two numbers, or smallest expression over a collection"),
-    "max": (2, 2, "larger of two numbers, or largest expression over a collection"),
-    "any": (1, 1, "true if the collection is not empty"),
-    "all": (2, 2, "true if the condition holds for every element"),
-    "count_distinct": (2, 2, "number of distinct values of an expression over a collection"),
-    "set_sizes": (2, 2, "the sizes of the sets of elements with different values of an expression, "
-                        "each set taking one element of every value still left, largest first"),
-    "abs": (1, 1, "absolute value"),
-    "top": (1, 1, "the top card of a zone, or none"),
-    "bottom": (1, 1, "the bottom card of a zone, or none"),
-    "first": (1, 1, "the first element, or none"),
-    "last": (1, 1, "the last element, or none"),
-    "defs": (1, 1, "the card definitions of a kind, in database order"),
-    "random": (1, 1, "a chance step: one element chosen by the game's RNG"),
-    "holder": (1, 1, "the player holding a marker, or none"),
-    "next_player": (1, 1, "the next player in seat order"),
-    "turn_order": (1, 1, "all players in seat order starting from one"),
-    "seat": (1, 1, "a player's seat number, from 1"),
-    "player": (1, 1, "the player at a seat number, from 1"),
-    "space": (2, 2, "the space of a track where a player's piece stands"),
-    "position": (2, 2, "the index of the space where a player's piece stands"),
-    "free_spaces": (2, 2, "spaces of a track not occupied by another piece"),
-    "frontier": (1, 1, "empty cells orthogonally next to a filled cell"),
-    "empty_cells": (1, 1, "the empty cells of a grid"),
-    "cell": (3, 3, "the cell of a grid at a column and a row, from 1"),
-    "neighbors": (2, 2, "cells orthogonally next to a cell"),
-    "card_at": (2, 2, "the card on a cell, or none"),
-    "names": (1, 1, "the names of the cards of a collection, in order"),
-    "field": (2, 2, "the int field of a card named by a text or enum value"),
-    "index_of": (2, 2, "the position (from 0) of an element in a collection, or -1"),
-    "slice": (3, 3, "the elements of a collection from a position up to (not including) another"),
-    "reverse": (1, 1, "the elements of a collection in the opposite order"),
-    "slot": (2, 2, "a card's slot of that name: a zone"),
-    "zone_of": (1, 1, "the zone (or card's slot) holding a card, or none on a grid"),
-    "host": (1, 1, "the card whose slot holds a card, or none"),
-    "slot_of": (1, 1, "the name of the slot holding a card, or none"),
-    "attached": (1, 1, "the cards in the slots of a card (or of every card of a collection)"),
-    "room": (2, 2, "how many more cards a card's slot takes"),
-    "call": (1, 16, "the number a card's formula field computes: its definition, given these arguments "
-                    "and then the card's own"),
-    "faces": (1, 1, "the names of the faces a card has, in the order its kind declares them"),
-    "face": (2, 2, "a card's face of that name, read like a definition (`face(c, top).cost`), or none"),
-    "sort_by": (2, 2, "the elements ordered by an expression, ascending (equal values keep their order)"),
-    "min_by": (2, 2, "the element with the smallest value of an expression (the first on ties), or none"),
-    "max_by": (2, 2, "the element with the largest value of an expression (the first on ties), or none"),
-    "filled_cells": (1, 1, "the cells of a grid that hold a card"),
-    "has_block": (3, 3, "true if some block of columns x rows cells of a grid is entirely filled"),
-    "fits": (4, 4, "true if a card placed on a cell (covering what is there) keeps every card of the "
-                   "grid linked by its edges to an anchor cell"),
-    "space_at": (2, 2, "the space of a track at an index"),
-    "cell_of": (2, 2, "the cell of a grid holding a card, or none"),
-}
-LAMBDA_BUILTINS = {"sum", "min", "max", "all", "count_distinct", "set_sizes", "min_by", "max_by", "sort_by"}
-# Built-ins whose first argument names a declaration of one category, never a local.
-DECLARATION_ARGS = {"defs": "kind", "holder": "marker", "space": "track", "position": "track",
-                    "free_spaces": "track", "space_at": "track"}
 CONSTANT_NAMES = ("players", "player_count")
 
 _CATEGORY = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",

@@ -2,7 +2,6 @@
 (`slot above: row of Card limit tops`), with `slot`, `room`, `host`, `slot_of` and `attached`."""
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -58,10 +57,10 @@ victory for p after play {
 """
 
 
-def load(tmp_path, rules=RULES, cards=CARDS, backend="source"):
+def load(tmp_path, rules=RULES, cards=CARDS):
     (tmp_path / "slots.toml").write_text(cards)
     (tmp_path / "slots.lf").write_text(rules)
-    return Engine.load(tmp_path / "slots.lf", backend=backend)
+    return Engine.load(tmp_path / "slots.lf")
 
 
 def play(engine, seed, choices=None):
@@ -96,11 +95,10 @@ def test_a_slot_holds_cards_up_to_its_hosts_field_and_the_queries_find_them(tmp_
 def test_host_slot_of_attached_and_room(tmp_path):
     rules = RULES.replace('        if count(supply) == 0 { end game }', '''        log "q", names(attached(h)), room(h, above), slot_of(last(attached(h))), names([host(last(attached(h)))]), slot_of(h), host(h) == none
         if count(supply) == 0 { end game }''')
-    for backend in ("source", "closures"):
-        st, events = play(load(tmp_path, rules, backend=backend), 1)
-        logs = [e["data"]["text"] for e in events if e["event"] == "log"]
-        assert logs == ["q [Bat] 1 above [Oak] none true", "q [Moth] 0 tucked [Reed] none true",
-                        "q [Bat, Owl] 0 above [Oak] none true"], backend
+    st, events = play(load(tmp_path, rules), 1)
+    logs = [e["data"]["text"] for e in events if e["event"] == "log"]
+    assert logs == ["q [Bat] 1 above [Oak] none true", "q [Moth] 0 tucked [Reed] none true",
+                    "q [Bat, Owl] 0 above [Oak] none true"]
 
 
 def test_a_full_slot_refuses_a_card(tmp_path):
@@ -114,14 +112,6 @@ def test_a_full_slot_refuses_a_card(tmp_path):
     assert [b["limit"] for b in blocked] == [0, 0]
     assert all(b["zone"].endswith(".above") for b in blocked)
     assert sum(len(v) for k, v in st.zones.items() if k[0] == "#") == 2
-
-
-def test_both_back_ends_write_the_same_trace(tmp_path):
-    traces = []
-    for backend in ("source", "closures"):
-        _, events = play(load(tmp_path, backend=backend), 7, {0: 1, 1: 1})
-        traces.append(json.dumps(events, sort_keys=True))
-    assert traces[0] == traces[1]
 
 
 def test_a_view_names_slots_by_handle_hides_a_hidden_slot_and_determinizes(tmp_path):

@@ -40,15 +40,14 @@ round {
 """
 
 
-def load(tmp_path, rules=RULES, backend="source"):
+def load(tmp_path, rules=RULES):
     (tmp_path / "labels.toml").write_text(CARDS)
     (tmp_path / "labels.lf").write_text(rules)
-    return Engine.load(tmp_path / "labels.lf", backend=backend)
+    return Engine.load(tmp_path / "labels.lf")
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_a_label_names_each_option_in_the_collections_order(tmp_path, backend):
-    engine = load(tmp_path, backend=backend)
+def test_a_label_names_each_option_in_the_collections_order(tmp_path):
+    engine = load(tmp_path)
     st = engine.new_game(1, 1)
     # The forest holds Ash, Ash, Oak, Owl: the two Ash are told apart by their rank.
     assert st.pending["prompt"] == "choose h"

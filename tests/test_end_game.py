@@ -38,19 +38,18 @@ victory for p after never {
 """
 
 
-def play(tmp_path, bonus=1, goal=99, victory=VICTORY, players=2, backend="source"):
+def play(tmp_path, bonus=1, goal=99, victory=VICTORY, players=2):
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     text = RULES.replace("VICTORY", victory.replace("GOAL", str(goal))).replace("BONUS", str(bonus))
     (tmp_path / "ending.lf").write_text(text)
-    engine = Engine.load(tmp_path / "ending.lf", backend=backend)
+    engine = Engine.load(tmp_path / "ending.lf")
     sink = ListSink()
     st = engine.new_game(players, 1, sink=sink)
     return st, sink.events
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_the_game_stops_at_once_and_the_best_rank_wins_when_nobody_met_a_goal(tmp_path, backend):
-    st, events = play(tmp_path, players=3, backend=backend)
+def test_the_game_stops_at_once_and_the_best_rank_wins_when_nobody_met_a_goal(tmp_path):
+    st, events = play(tmp_path, players=3)
     assert st.stage == "over" and st.pending is None and st.stack == []
     assert st.counters["after"] == 0          # nothing after `end game`, no later phase
     assert st.counters["points"] == [1, 2, 0]  # the third player's turn never came
@@ -121,19 +120,18 @@ victory for p after play {
 """
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_scores_no_win_line_reads_wait_for_the_end(tmp_path, backend):
+def test_scores_no_win_line_reads_wait_for_the_end(tmp_path):
     # The pile is empty until the game ends: a score computed after rounds 1 and 2 would divide by 0.
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "lazy.lf").write_text(LAZY_RULES.replace("WIN", "rounds > 9"))
-    engine = Engine.load(tmp_path / "lazy.lf", backend=backend)
+    engine = Engine.load(tmp_path / "lazy.lf")
     assert engine.program.victory_lazy
     st = engine.new_game(2, 1)
     assert st.result["winners"] == ["P2"] and st.result["counts"] == {"P1": {"share": 10}, "P2": {"share": 10}}
     assert st.result["rank"] == {"P1": 11, "P2": 12}
     # A win line that reads a score needs it every round: then the division by zero is met.
     (tmp_path / "lazy.lf").write_text(LAZY_RULES.replace("WIN", "share > 99"))
-    engine = Engine.load(tmp_path / "lazy.lf", backend=backend)
+    engine = Engine.load(tmp_path / "lazy.lf")
     assert not engine.program.victory_lazy
     from interpreter.runtime import GameError
     with pytest.raises(GameError) as err:

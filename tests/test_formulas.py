@@ -54,15 +54,14 @@ points = 'named("Elm")'
 """
 
 
-def load(tmp_path, rules=RULES, cards=CARDS, backend="source"):
+def load(tmp_path, rules=RULES, cards=CARDS):
     (tmp_path / "formulas.toml").write_text(cards)
     (tmp_path / "formulas.lf").write_text(rules)
-    return Engine.load(tmp_path / "formulas.lf", backend=backend)
+    return Engine.load(tmp_path / "formulas.lf")
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_total_scoring_is_a_sum_of_the_cards_formulas(tmp_path, backend):
-    engine = load(tmp_path, backend=backend)
+def test_total_scoring_is_a_sum_of_the_cards_formulas(tmp_path):
+    engine = load(tmp_path)
     events = []
     st = engine.new_game(2, 1, sink=events.append)
     while st.result is None:

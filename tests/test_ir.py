@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from interpreter import ir
-from interpreter.backend import ClosureBackend
+from interpreter.backend import Backend
 from interpreter.engine import Engine
 
 from .conftest import ROOT
@@ -165,10 +165,10 @@ def test_every_shipped_body_pickles_to_the_same_records(engine):
 
 def test_every_record_and_service_has_a_builder():
     for cls in ir.RECORDS:
-        assert callable(getattr(ClosureBackend, "b_" + cls.__name__, None)), cls.__name__
+        assert callable(getattr(Backend, "b_" + cls.__name__, None)), cls.__name__
         assert cls.op and cls.__doc__
     for service in ir.SERVICES:
-        assert callable(getattr(ClosureBackend, "call_" + service, None)), service
+        assert callable(getattr(Backend, "call_" + service, None)), service
     # The decisions' records say which `how.kind` of pending decision they make.
     assert {c.how for c in (ir.AskOption, ir.AskItem, ir.AskPick, ir.AskAction)} == {"jump", "bind", "pick", "act"}
 
@@ -187,23 +187,21 @@ def test_records_are_data_not_code(engine):
                 assert not any(callable(v) for v in values(getattr(rec, f.name))), (f.name, str(rec))
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch, backend):
+def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch):
     """Which `def` calls are compiled in place depends on the order of compilation (the inlining
     allowance is spent first come, first served), so the back end keeps the written order even
     where a pick's budget is evaluated by the record before its head."""
-    from interpreter.program import BACKENDS
-    compiler = BACKENDS[backend][0]
+    from interpreter.pysource import SourceCompiler as compiler
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "small.lf").write_text(SMALL)
     pick_line = next(i for i, line in enumerate(SMALL.splitlines(), 1) if "pick c in" in line)
     seen = []
-    expr = compiler.expr
+    text = compiler.text
 
     def spy(self, e):
         if e.span.line == pick_line:
             seen.append(e.span.col)
-        return expr(self, e)
-    monkeypatch.setattr(compiler, "expr", spy)
-    Engine.load(tmp_path / "small.lf", backend=backend)
+        return text(self, e)
+    monkeypatch.setattr(compiler, "text", spy)
+    Engine.load(tmp_path / "small.lf")
     assert len(seen) >= 3 and seen == sorted(seen)

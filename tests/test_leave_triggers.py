@@ -54,18 +54,17 @@ round {
 """
 
 
-def logs(tmp_path, rules=RULES, backend="source"):
+def logs(tmp_path, rules=RULES):
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "leaving.lf").write_text(rules)
-    engine = Engine.load(tmp_path / "leaving.lf", backend=backend)
+    engine = Engine.load(tmp_path / "leaving.lf")
     sink = ListSink()
     st = engine.new_game(2, 1, sink=sink)
     return st, [ev["data"]["text"] for ev in sink.events if ev["event"] == "log"]
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_a_card_leaving_a_zone_runs_its_leave_triggers_before_the_enter_triggers(tmp_path, backend):
-    st, lines = logs(tmp_path, backend=backend)
+def test_a_card_leaving_a_zone_runs_its_leave_triggers_before_the_enter_triggers(tmp_path):
+    st, lines = logs(tmp_path)
     assert lines == [
         "left the deck: Green none", "entered the hand of P1 Green",  # a draw: leave, then enter
         "left the hand of P1 Green",                                   # a move: the owner it left

@@ -45,15 +45,14 @@ table = [7, 7, 7]
 """
 
 
-def load(tmp_path, rules=RULES, cards=CARDS, backend="source"):
+def load(tmp_path, rules=RULES, cards=CARDS):
     (tmp_path / "tables.toml").write_text(cards)
     (tmp_path / "tables.lf").write_text(rules)
-    return Engine.load(tmp_path / "tables.lf", backend=backend)
+    return Engine.load(tmp_path / "tables.lf")
 
 
-@pytest.mark.parametrize("backend", ["source", "closures"])
-def test_a_card_carries_a_table_of_numbers(tmp_path, backend):
-    engine = load(tmp_path, backend=backend)
+def test_a_card_carries_a_table_of_numbers(tmp_path):
+    engine = load(tmp_path)
     st = engine.new_game(2, 1)
     # Values 1, 1, 2 make sets of sizes [2, 1]; each card scores its table at those sizes:
     # Steps 10 + 5, Flat (the default [0, 1]) 1 + 1, Other 7 + 7; and the first card's table has 4.

@@ -1,87 +1,25 @@
-"""The source back end (interpreter/pysource.py) against the closure compiler it replaces: the same
-games, byte for byte, on every shipped ruleset, the test rulesets and hundreds of mutated rulesets;
-and generated text that no ruleset can write Python into."""
+"""The expression compiler (interpreter/pysource.py): generated text that no ruleset can write Python
+into, expressions nested deeper than Python parses, tracebacks through generated code, and runs of
+records that behave as the records one by one. That its games are the rules' games is shown by the
+golden traces, the scenarios and the determinism tests."""
 from __future__ import annotations
 
 import builtins
 import io
-import shutil
+import linecache
 import tokenize
+import traceback
 
 import pytest
 
 from interpreter.agents import make_agents, play
 from interpreter.engine import Engine
 from interpreter import pysource
+from interpreter.backend import Backend
+from interpreter.library import FUNCTIONS
 from interpreter.runtime import GameError
-from interpreter.trace import ListSink, render
-from rulesdsl.errors import LanguageError
 
 from .conftest import ROOT
-from .fuzzing import make_mutants
-
-GAMES = [("rulesets/base.lf", 2), ("rulesets/base.lf", 3), ("rulesets/base.lf", 4), ("rulesets/kodama.lf", 2),
-         ("rulesets/kodama.lf", 4), ("rulesets/solo.lf", 1), ("rulesets/duel.lf", 2),
-         ("rulesets/dartmoor.lf", 2), ("rulesets/dartmoor.lf", 5),
-         ("tests/rulesets/links.lf", 2), ("tests/rulesets/race.lf", 3), ("tests/rulesets/hands.lf", 3)]
-
-
-def outcome(engine, players, seed, agents="random", max_decisions=None) -> str:
-    """The full trace of one game (every event with the full state), or the error that ended it."""
-    sink = ListSink()
-    try:
-        st = engine.new_game(players, seed, sink=sink)
-        play(engine, st, make_agents(agents, players, seed, engine), sink, max_decisions)
-    except GameError as exc:
-        sink.events.append({"error": str(exc)})
-    lines = []
-    for ev in sink.events:
-        lines.extend(render(ev, full_state=True) if "error" not in ev else [ev["error"]])
-    return "\n".join(lines)
-
-
-@pytest.mark.parametrize("ruleset,players", GAMES, ids=[f"{r.split('/')[-1]}-{p}p" for r, p in GAMES])
-def test_both_back_ends_play_the_same_games(ruleset, players):
-    source, closures = (Engine.load(ROOT / ruleset, backend=b) for b in ("source", "closures"))
-    assert source.program.backend == "source" and closures.program.backend == "closures"
-    for seed in range(3):
-        a = outcome(source, players, seed)
-        assert a == outcome(closures, players, seed), (ruleset, players, seed)
-        assert "winner" in a or "result" in a or "lost" in a
-
-
-def test_both_back_ends_give_the_same_bot_games():
-    """The bots read the victory and evaluation expressions, which plain playouts do not."""
-    source, closures = (Engine.load(ROOT / "rulesets/duel.lf", backend=b) for b in ("source", "closures"))
-    assert outcome(source, 2, 4, "greedy,mcts:iterations=20") == outcome(closures, 2, 4, "greedy,mcts:iterations=20")
-
-
-def test_mutated_rulesets_behave_the_same_on_both_back_ends(tmp_path):
-    """Seeded mutants of the shipped rulesets: each is refused with the same message by both back
-    ends, or plays the same first 400 decisions (or fails at the same place with the same error)."""
-    shutil.copytree(ROOT / "rulesets", tmp_path / "rulesets")
-    shutil.copytree(ROOT / "cards", tmp_path / "cards")
-    shutil.copy(ROOT / "lfdsl.toml", tmp_path / "lfdsl.toml")  # the project root: rulesets read ../cards
-    played = 0
-    for m in make_mutants("lf", 120, seed=11):
-        path = tmp_path / m.source
-        original = path.read_bytes()
-        path.write_bytes(m.data)
-        try:
-            results = []
-            for backend in ("source", "closures"):
-                try:
-                    engine = Engine.load(path, backend=backend)
-                except LanguageError as exc:
-                    results.append(("refused", exc.render()))
-                    continue
-                players = engine.program.model.game.default_players
-                results.append(("played", outcome(engine, players, 1, max_decisions=400)))
-            assert results[0] == results[1], m.description
-            played += results[0][0] == "played"
-        finally:
-            path.write_bytes(original)
-    assert played >= 25  # 35 of these 120 load and play: the comparison is not vacuous
 
 
 # Every name the generated text may use: its own (rt, env, K, _F, the helpers, fresh `_it3`-style
@@ -90,8 +28,8 @@ def _own(name: str) -> bool:
     return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j", "_labels", "_pcs",
                      "bounded", "charge", "lambda", "for", "in", "if", "else", "and", "or", "not", "is",
                      "return", "def", "del", "True", "False", "None")
-            or name in pysource._HELPERS or hasattr(builtins, name)
-            or (name.startswith("_") and name.lstrip("_").rstrip("0123456789") in ("it", "d", "c", "xs", "f", "a")))
+            or name in pysource._HELPERS or hasattr(builtins, name) or name[3:] in FUNCTIONS
+            or (name.startswith("_") and name.lstrip("_").rstrip("0123456789") in ("it", "d", "c", "xs", "f", "a", "h")))
 
 
 def _names_and_strings(text: str):
@@ -151,21 +89,66 @@ def test_ruleset_text_reaches_the_generated_text_only_as_escaped_literals(tmp_pa
     assert any("pwned" in s for s in strings) and any("exec(" in s for s in strings)
 
 
-def test_an_expression_nested_deeper_than_python_parses_falls_back_to_closures(tmp_path):
+@pytest.mark.parametrize("depth", [150, 240])
+def test_an_expression_nested_deeper_than_python_parses_is_written_in_hoisted_functions(tmp_path, depth):
+    """Nested deeper than Python's parser takes (about 200 brackets), an expression is still
+    compiled as source: every few levels a node becomes a function of its own, called in place."""
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
-    deep = "(" * 150 + "1" + " + 1)" * 150
+    deep = "(" * depth + "1" + " + 1)" * depth
     (tmp_path / "deep.lf").write_text(HOSTILE.replace("set said += 10", f"set said += {deep}")
                                       .replace('"\\n\\t\\\\" == "\\n"', "true"))
-    for backend in ("source", "closures"):
-        engine = Engine.load(tmp_path / "deep.lf", backend=backend)
-        st = engine.new_game(2, 1)
-        play(engine, st, make_agents("first", 2, 1))
-        assert st.counters["said"] == 2 + 151
+    engine = Engine.load(tmp_path / "deep.lf")
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("first", 2, 1))
+    assert st.counters["said"] == 2 + depth + 1
+    texts = engine.program.expression_sources
+    assert sum(text.startswith("def _h") for text in texts) >= depth // pysource.SourceCompiler.DEEPEST
+    assert max(pysource._nesting(text) for text in texts) < 120
 
 
-def test_an_unknown_back_end_is_refused():
-    with pytest.raises(ValueError, match="no back end 'bytecode'"):
-        Engine.load(ROOT / "rulesets" / "duel.lf", backend="bytecode")
+def test_a_hoisted_node_is_evaluated_only_where_it_stands(tmp_path):
+    """A hoisted node is called, not computed beforehand: behind a false test it is never evaluated
+    (here it would divide by zero), and inside `where` it reads each element."""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    deep = "(" * 150 + "1 / 0" + " + 1)" * 150
+    near = "(" * 150 + "it" + " + 0)" * 150
+    (tmp_path / "deep.lf").write_text(HOSTILE.replace("set said += 10", f"set said += if false then {deep} else "
+                                                      f"count([1, 2, 3] where {near} > 1)")
+                                      .replace('"\\n\\t\\\\" == "\\n"', "true"))
+    engine = Engine.load(tmp_path / "deep.lf")
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("first", 2, 1))
+    assert st.counters["said"] == 2 + 2
+    assert any(text.startswith("def _h") and ", _it" in text for text in engine.program.expression_sources)
+
+
+def test_a_called_definition_is_hoisted_and_takes_its_defaults(tmp_path):
+    """A definition too big to expand in place is one function of its parameters: nested deep, it is
+    hoisted like any expression (with no `env` of its own), and a parameter not given takes its
+    default, which reads the parameter before it."""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    body = "(" * 100 + "s + t" + " + 1)" * 100
+    (tmp_path / "deep.lf").write_text(HOSTILE.replace("set said += 10", "set said += deep(1) + deep(1, 5)")
+                                      .replace("round {", f"def deep(s, t = s * 10) = {body}\nround {{")
+                                      .replace('"\\n\\t\\\\" == "\\n"', "true"))
+    engine = Engine.load(tmp_path / "deep.lf")
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("first", 2, 1))
+    assert st.counters["said"] == 2 + (1 + 10 + 100) + (1 + 5 + 100)
+    assert "deep" in engine.program.compiled_funcs
+
+
+def test_a_traceback_through_generated_code_shows_its_lines_and_the_rule():
+    """Every generated function's text is in `linecache` under a name that gives the rule's place:
+    a traceback through it shows the line that failed."""
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    fn = next(iter(engine.program.init_exprs.values()))
+    assert fn.__code__.co_filename.startswith(f"<rules {ROOT / 'rulesets'}")
+    assert linecache.getline(fn.__code__.co_filename, 1).startswith("def _f(rt, env):")
+    with pytest.raises(AttributeError) as err:
+        fn(None, {})  # no run at all: the prologue's first line fails
+    frame = traceback.extract_tb(err.value.__traceback__)[-1]
+    assert frame.filename == fn.__code__.co_filename and frame.line == "st = rt.st"
 
 
 def _linked_by_search(rt, gname, key, card, cell, anchor):
@@ -243,15 +226,16 @@ round {
     ("", 400), ("", 401), ("", 402), ("", 403),  # the step budget met on each record of a loop's run
     ("set k += 7\n        ", 400),               # a division by zero in the middle of a run
 ])
-def test_an_error_inside_a_run_is_placed_as_the_closures_place_it(tmp_path, change, budget):
+def test_an_error_inside_a_run_is_placed_as_record_by_record(tmp_path, monkeypatch, change, budget):
     """A run of records executes as one function: an error inside it (raised, or the step budget
     met) is reported at the same record, with the same message, as record by record."""
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "faults.lf").write_text(ERRORS.replace("let a = 1\n        ", "let a = 1\n        " + change)
                                         .replace("step_budget 400", f"step_budget {budget}"))
     messages = []
-    for backend in ("source", "closures"):
-        engine = Engine.load(tmp_path / "faults.lf", backend=backend)
+    for longest in (Backend.LONGEST, 1):  # runs of records, then each record alone
+        monkeypatch.setattr(Backend, "LONGEST", longest)
+        engine = Engine.load(tmp_path / "faults.lf")
         with pytest.raises(GameError) as err:
             st = engine.new_game(2, 1)
             play(engine, st, make_agents("first", 2, 1))
@@ -290,14 +274,15 @@ round {
     ("n > 3 and 10 / (a - 1) > 0", 400),   # a division by zero in an option's condition
     ("n % 3 == 0", 400),                   # menus open and closed by turns: the game plays through
 ])
-def test_a_menu_that_ends_a_run_behaves_as_the_closures_make_it(tmp_path, open_, budget):
+def test_a_menu_that_ends_a_run_behaves_as_record_by_record(tmp_path, monkeypatch, open_, budget):
     """A menu of options is written into the run before it: its conditions, the options it offers,
     a menu with none open, and an error or the step budget met there are as record by record."""
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "menus.lf").write_text(MENU.replace("OPEN", open_).replace("STOP", "1000000" if "1000" in open_ else "40").replace("step_budget 400", f"step_budget {budget}"))
     outcomes = []
-    for backend in ("source", "closures"):
-        engine = Engine.load(tmp_path / "menus.lf", backend=backend)
+    for longest in (Backend.LONGEST, 1):  # runs of records, then each record alone
+        monkeypatch.setattr(Backend, "LONGEST", longest)
+        engine = Engine.load(tmp_path / "menus.lf")
         events = []
         try:
             st = engine.new_game(2, 1, sink=events.append)
