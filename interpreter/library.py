@@ -3,22 +3,20 @@ arguments (the counterpart of starlark-go's library.go).
 
 Every function takes the run `rt` and the span of the call (for its errors) and then its arguments
 as the table of built-ins (rulesdsl/builtins.py) shapes them: a collection as the list of its
-elements, an expression over `it` as a function of the element, a grid as its name and its key.
+elements, an expression over `it` as a function from a list of elements to the list of its values
+on them (one call for all, which also charges a step per element), a grid as its name and its key.
 `FUNCTIONS` maps each built-in's name to its function; the expression compiler (pysource.py) calls
 it, or writes the same meaning inline where that is faster (`count` of a filter, `sum` of a field).
 """
 from __future__ import annotations
 
-from .primitives import RuleError, charge, piece_key
+from .primitives import RuleError, piece_key
 
 FUNCTIONS: dict = {}
 # The built-ins whose function only calls a method of the run with the same arguments: name ->
 # that method. The compiler writes the method's call directly (one call less).
 RUN_METHODS = {"fits": "fits", "slot": "slot_key", "room": "room", "zone_of": "zone_of", "host": "host",
                "slot_of": "slot_of", "attached": "attached", "faces": "faces", "face": "face"}
-
-_WALK = "going through a collection"
-
 
 def block_in(meta, cells, bw: int, bh: int) -> bool:
     """Whether the filled cells of a grid hold a full block `bw` wide and `bh` high."""
@@ -55,12 +53,6 @@ def builtin(name: str):
     return register
 
 
-def _each(rt, xs, f) -> list:
-    """The values of `f` on every element of `xs`, a step each."""
-    charge(rt, len(xs), None, _WALK)
-    return [f(x) for x in xs]
-
-
 @builtin("count")
 def count(rt, span, xs):
     """Number of elements."""
@@ -70,11 +62,11 @@ def count(rt, span, xs):
 @builtin("sum")
 def sum_of(rt, span, xs, f):
     """Sum of an expression over a collection."""
-    return sum(_each(rt, xs, f))
+    return sum(f(xs))
 
 
 def _extreme(rt, span, xs, f, pick):
-    values = xs if f is None else _each(rt, xs, f)
+    values = xs if f is None else f(xs)
     if not values:
         raise RuleError("min/max of an empty collection", span)
     return pick(values)
@@ -102,19 +94,19 @@ def any_of(rt, span, xs):
 @builtin("all")
 def all_of(rt, span, xs, f):
     """True if the condition holds for every element (each is evaluated)."""
-    return all(_each(rt, xs, f))
+    return all(f(xs))
 
 
 @builtin("count_distinct")
 def count_distinct(rt, span, xs, f):
     """Number of distinct values of an expression over a collection."""
-    return len(set(_each(rt, xs, f)))
+    return len(set(f(xs)))
 
 
 @builtin("set_sizes")
 def set_sizes(rt, span, xs, f):
     """The sizes of the sets of elements with different values of an expression."""
-    return group_sizes(_each(rt, xs, f))
+    return group_sizes(f(xs))
 
 
 @builtin("abs")
@@ -382,7 +374,7 @@ def _by(rt, xs, f, better):
     xs = list(xs)
     if not xs:
         return None
-    values = _each(rt, xs, f)
+    values = f(xs)
     best = 0
     for i in range(1, len(xs)):
         if better(values[i], values[best]):
@@ -406,5 +398,5 @@ def max_by(rt, span, xs, f):
 def sort_by(rt, span, xs, f):
     """The elements ordered by an expression, ascending (equal values keep their order)."""
     xs = list(xs)
-    values = _each(rt, xs, f)
+    values = f(xs)
     return [x for _, _, x in sorted(zip(values, range(len(xs)), xs), key=lambda t: (t[0], t[1]))]

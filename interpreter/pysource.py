@@ -646,8 +646,9 @@ class SourceCompiler:
             if shape == "items":
                 args.append(self.items(a))
             elif shape == "each":
+                xs = self.fresh("xs")
                 var, body = self.with_it(a)
-                args.append(f"lambda {var}: {body}")
+                args.append(f"lambda {xs}: [{body} for {var} in _charged(rt, {xs}, None)]")
             elif shape == "grid":
                 args += [self.k(self.t(a)[1]), self.src(a)]
             elif shape == "card_or_def":
@@ -737,6 +738,16 @@ class SourceCompiler:
 
     def t_card_at(self, e):
         return f"st.grids[{self.src(e.args[0])}].get({self.src(e.args[1])})"
+
+    def t_filled_cells(self, e):
+        return f"sorted(st.grids[{self.src(e.args[0])}])"
+
+    def t_neighbors(self, e):
+        return f"list(rt.grid_meta[{self.k(self.t(e.args[0])[1])}].adjacent[{self.src(e.args[1])}])"
+
+    def t_slice(self, e):
+        return (f"list({self.items(e.args[0])}[max(0, {self.src(e.args[1])}):"
+                f"max(0, {self.src(e.args[2])})])")
 
 
 def _times(rt, n, span):

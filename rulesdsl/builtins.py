@@ -11,7 +11,7 @@ The shape of an argument says what the function is given for it:
 - `value`: the argument's value.
 - `items`: a collection (a zone, a grid, a list), as the list of its elements in order.
 - `each`: an expression evaluated once per element of the first argument, with `it` bound to the
-  element, as a function of the element.
+  element, as a function from a list of elements to the list of the expression's values on them.
 - `grid`: a grid, as its declaration's name and then its key (`P1.board`).
 - `kind`, `marker`, `track`: the name of a declaration of that category (never a local).
 - `card_or_def`: a card or a card definition, as the value and then whether it is a definition.
