@@ -2,6 +2,11 @@
 
 The result is a `Model`: the declarations by name plus the static type of every expression node,
 which the interpreter's compiler uses to resolve names and fields once, before play.
+
+One `Checker` walks the program; its rules are split by concept into the classes it is made of:
+declarations.py (the declarations and their bodies), kinds.py (card kinds, fields, slots, faces),
+statements.py (`s_NODE`), expressions.py (`e_NODE`) and typerules.py (each built-in's `b_NAME`).
+types.py holds the static types, model.py the `Model` and what the checker decided.
 """
 from __future__ import annotations
 

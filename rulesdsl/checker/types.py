@@ -2,8 +2,6 @@
 each, and which types fit where one is wanted."""
 from __future__ import annotations
 
-
-# ---- static types ----------------------------------------------------------------------------
 INT, BOOL, TEXT, NONE, ANY = ("int",), ("bool",), ("text",), ("none",), ("any",)
 PLAYER, ACTION, SYM, KEYED = ("player",), ("action",), ("sym",), ("keyed",)
 PIECE = ("piece",)
