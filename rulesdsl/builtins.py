@@ -3,8 +3,8 @@ lines. The resolver (which names are built-ins, which arguments bind `it` or nam
 the checker (how many arguments), the compiler (how each argument is given to the function), the
 language server (hover and completion) and the docs read it.
 
-A built-in lives in three places: its row here, its type rule (`Checker.b_NAME`, rulesdsl/checker.py)
-and its function (`interpreter/library.py`), a plain Python function of its evaluated arguments.
+A built-in lives in three places: its row here, its type rule (`Checker.b_NAME`,
+rulesdsl/checker/typerules.py) and its function (`interpreter/library.py`), a plain Python function of its evaluated arguments.
 
 The shape of an argument says what the function is given for it:
 

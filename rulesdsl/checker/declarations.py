@@ -1,0 +1,304 @@
+"""The checker's walk over declarations: collecting them by name, then checking the bodies of
+parameters, definitions, actions, triggers, grids, the round and the scores."""
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import count_of, suggest
+from ..resolver import Resolver
+from .expressions import _is_literal, _names_in
+from .types import ANY, BOOL, INT, PLAYER, TEXT
+
+
+_DECL_WORDS = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
+               A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
+               A.FuncDecl: "def", A.ActionDecl: "action", A.EnumDecl: "enum"}
+
+
+class DeclarationChecks:
+    """Collecting the declarations and checking each declaration's body."""
+
+    def collect(self):
+        singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory",
+                      A.EvaluateDecl: "evaluation"}
+        tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
+                  A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
+                  A.PieceDecl: self.pieces,
+                  A.GridDecl: self.grids, A.FuncDecl: self.funcs, A.ActionDecl: self.actions,
+                  A.EnumDecl: {}}
+        for item in self.p.items:
+            if isinstance(item, (A.Extends, A.Replace, A.Amend, A.CardEdit)):
+                self.err(item, "layering (`extends`, `replace`, `amend`) is resolved when the file is loaded "
+                               "with its layers", "load it with rulesdsl.layers.load_ruleset")
+                continue
+            if type(item) in singletons:
+                attr = singletons[type(item)]
+                if getattr(self, attr) is not None:
+                    self.err(item, f"a second `{attr}` block; a ruleset has one")
+                setattr(self, attr, item)
+            elif isinstance(item, A.TriggerDecl):
+                self.triggers.append(item)
+            else:
+                table = tables[type(item)]
+                if item.name in self.decls:
+                    first = self.decls[item.name].span
+                    where = f"{first.path}:{first.line}" if first.path and first.path != item.span.path else f"line {first.line}"
+                    self.err(item, f"`{item.name}` is already declared at {where}")
+                    continue
+                self.decls[item.name] = item
+                table[item.name] = item
+        for kind in self.kinds.values():
+            self.collect_fields(kind.fields, f"kind {kind.name}")
+            self.collect_card_counters(kind)
+            self.collect_slots(kind)
+        for track in self.tracks.values():
+            self.collect_fields(track.fields, f"track {track.name}")
+        for grid in self.grids.values():
+            self.collect_fields(grid.cell_fields, f"grid {grid.name}")
+            self.collect_fields(grid.line_fields, f"grid {grid.name}")
+        if self.game is None:
+            self.err(A.Span(1, 1), "the ruleset has no `game` block", "start with `game \"Name\" { players 2..4 }`")
+        elif not 1 <= self.game.min_players <= self.game.max_players:
+            self.err(self.game, "the player range is empty")
+        elif not self.game.min_players <= self.game.default_players <= self.game.max_players:
+            self.err(self.game, "the default player count is outside the player range")
+        elif self.game.seats and len(self.game.seats) != self.game.max_players:
+            self.err(self.game, f"`seats` names {count_of(len(self.game.seats), 'seat')} for up to "
+                                f"{count_of(self.game.max_players, 'player')}")
+        if self.round is None:
+            self.err(A.Span(1, 1), "the ruleset has no `round` block")
+
+    # -- bodies
+    def check_scores(self, block):
+        """Bind a victory or evaluate block's player and check its `score` lines, each an integer
+        named once."""
+        self.bind(block, block.var, PLAYER)
+        named = {block.var}
+        for s in block.scores:
+            if s.name in named:
+                self.err(s, f"score `{s.name}` is declared twice")
+            named.add(s.name)
+            self.expect(s.value, (INT,), "a score")
+            self.bind(s, s.name, INT)
+
+    def check_bodies(self):
+        self.res = Resolver(self.p).program(self.p)
+        order = list(self.params)
+        for i, prm in enumerate(self.params.values()):
+            self.expect(prm.value, (INT, BOOL, TEXT), "a parameter")
+            if prm.allowed is not None:
+                allowed = self.expr(prm.allowed)
+                if allowed[0] != "list":
+                    self.err(prm.allowed, "a parameter's allowed values are a range or a list")
+            for node in _names_in(prm.value):
+                is_param = self.binding(node).kind == "param"
+                if is_param and node.id not in order[:i]:
+                    self.err(node, f"`{node.id}` is declared after `{prm.name}`: a parameter can use only "
+                                   "parameters declared before it")
+                elif not is_param:
+                    self.err(node, f"a parameter's value can use only literals and earlier parameters, "
+                                   f"not `{node.id}`")
+        for kind in self.kinds.values():
+            for f in kind.fields:
+                self.check_default(f)
+                enum_name = f.type.name == "enum" and isinstance(f.default, A.Name)  # checked above
+                if f.default is not None and f.type.name not in ("action", "set") and not enum_name and (
+                        not _is_literal(f.default) or isinstance(f.default, A.Name)):
+                    self.err(f.default, "a card field default must be a literal value",
+                             "card databases are data: write a number, true/false, a text, an enum value or none")
+        for kind in self.kinds.values():
+            for sl in kind.slots:
+                self.check_slot(kind, sl)
+            self.check_faces(kind)
+        for zone in list(self.zones.values()) + list(self.grids.values()):
+            if zone.visibility == "private" and not zone.per_player:
+                what = "zone" if isinstance(zone, A.ZoneDecl) else "grid"
+                self.err(zone, f"{what} `{zone.name}` is `private` but has no owner",
+                         "a private zone is seen by its owner only: add `per player`, or make it `hidden`")
+        for zone in self.zones.values():
+            self.check_kind_ref(zone.kind, zone)
+            if zone.limit is not None:
+                self.expect(zone.limit, (INT,), "a zone limit")
+        for c in self.counters.values():
+            self.expect(c.init, (INT,), "a counter's initial value")
+            for bound in (c.low, c.high):
+                if bound is not None:
+                    self.expect(bound, (INT,), "a counter bound")
+        for track in self.tracks.values():
+            if track.size < 1:
+                self.err(track, "a track needs at least one space")
+            for f in track.fields:
+                self.check_default(f)
+            for indices, assigns in track.spaces:
+                for i in indices:
+                    if not 0 <= i < track.size:
+                        self.err(track, f"space {i} is outside the track (0..{track.size - 1})")
+                self.check_assigns(assigns, track.fields, f"track {track.name}")
+        for piece in self.pieces.values():
+            if piece.name[:1] == "P" and piece.name[1:].isdigit():
+                self.err(piece, f"`{piece.name}` is how seat {piece.name[1:]}'s piece is named; choose another name")
+            if piece.track not in self.tracks:
+                self.err(piece, f"`{piece.track}` is not a track", suggest(piece.track, self.tracks))
+        for grid in self.grids.values():
+            self.check_grid(grid)
+        for act in self.actions.values():
+            self._decl_span = act.span
+            self.param_types(act.params, what="a routine" if act.routine else "an action")
+            if act.requires is not None:
+                self.expect(act.requires, (BOOL,), "a requirement")
+            self.block(act.body)
+        if self.setup is not None:
+            self.block(self.setup.body)
+            self.unique_steps(self.setup.body, "setup")
+        for act in self.actions.values():
+            self.unique_steps(act.body, f"action `{act.name}`")
+        if self.round is not None:
+            seen = set()
+            for ph in self.round.phases:
+                if ph.name in seen:
+                    self.err(ph, f"phase `{ph.name}` appears twice in the round")
+                seen.add(ph.name)
+                if ph.var:
+                    self.bind(ph, ph.var, PLAYER)
+                if ph.start is not None:
+                    self.expect(ph.start, (PLAYER,), "the first player of a phase")
+                self.block(ph.body)
+                self.unique_steps(ph.body, f"phase `{ph.name}`")
+        for trig in self.triggers:
+            self.check_trigger(trig)
+        if self.victory is not None:
+            v = self.victory
+            phases = [ph.name for ph in self.round.phases] if self.round else []
+            if v.after not in phases:
+                self.err(v, f"victory is checked after `{v.after}`, which is not a phase of the round",
+                         suggest(v.after, phases))
+            self.check_scores(v)
+            self.expect(v.win, (BOOL,), "the win condition")
+            for cond, reason in v.reasons:
+                if reason is not None and not reason.strip():
+                    self.err(cond, "the reason of a win condition is empty", "describe what the player achieved")
+            self.expect(v.rank, (INT,), "the ranking")
+        if self.evaluation is not None:
+            e = self.evaluation
+            self.check_scores(e)
+            self.expect(e.value, (INT,), "the evaluation")
+        self.check_formulas()
+        for fn in self.funcs.values():
+            if fn not in self.types:
+                # Nothing calls it: check its body for errors, but keep no types, so that a later
+                # call (a scenario expectation) types it with real arguments.
+                saved = (dict(self.types), dict(self.func_params), dict(self.res.bindings))
+                self.type_func(fn, [ANY] * len(fn.params), fn)
+                self.types, self.func_params, self.res.bindings = saved
+        for node, marker in self.holder_uses:
+            if marker not in self.given_markers:
+                self.err(node, f"nobody is ever given `{marker}`, so this can never be evaluated",
+                         f"add `give {marker} to ...` to the setup")
+        card_actions = any(f.type.name == "action" for k in self.kinds.values() for f in k.fields)
+        for name, act in self.actions.items():
+            if act.routine and name not in self.used_actions:
+                self.err(act, f"routine `{name}` is never run: no `do` names it")
+        if not card_actions:
+            # With action fields on cards the card database may name actions: checked after loading.
+            for name, act in self.actions.items():
+                if name not in self.used_actions and not act.routine:
+                    self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
+
+    def check_grid(self, grid):
+        self.check_kind_ref(grid.kind, grid)
+        kind = self.kinds.get(grid.kind)
+        if grid.edges and kind is not None:
+            fields = {f.name: f for f in kind.fields}
+            for name in grid.edges:
+                f = fields.get(name)
+                if f is None or f.type.name != "bool":
+                    self.err(grid, f"`edges` names bool fields of {grid.kind}; `{name}` is not one",
+                             suggest(name, [f.name for f in kind.fields if f.type.name == "bool"]))
+        if grid.width < 1 or grid.height < 1:
+            self.err(grid, "a grid needs at least one column and one row")
+
+        def inside(cell):
+            x, y = cell
+            if not (1 <= x <= grid.width and 1 <= y <= grid.height):
+                self.err(grid, f"cell ({x}, {y}) is outside the {grid.width} x {grid.height} grid")
+        for cell in grid.holes:
+            inside(cell)
+        for cells, assigns in grid.cells:
+            for cell in cells:
+                inside(cell)
+            self.check_assigns(assigns, grid.cell_fields, f"grid {grid.name} cell")
+        for cols, assigns in grid.columns:
+            for c in cols:
+                if not 1 <= c <= grid.width:
+                    self.err(grid, f"column {c} is outside the grid")
+            self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
+        for rows, assigns in grid.rows:
+            for r in rows:
+                if not 1 <= r <= grid.height:
+                    self.err(grid, f"row {r} is outside the grid")
+            self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
+
+    def param_types(self, params, what="an action"):
+        """Type the parameters of an action or routine: the acting player, then defaulted values."""
+        seen = set()
+        for i, prm in enumerate(params):
+            if prm.name in seen:
+                self.err(prm, f"parameter `{prm.name}` appears twice")
+            seen.add(prm.name)
+            if prm.default is not None:
+                self.bind(prm, prm.name, self.expr(prm.default))
+            else:
+                self.bind(prm, prm.name, PLAYER if i == 0 else ANY)
+        if not params:
+            self.err(self._decl_span, f"{what} needs the acting player as its first parameter",
+                     "write it as `name(p)`")
+        if params and params[0].default is not None:
+            self.err(params[0], f"the first parameter of {what} is the acting player and has no default")
+        for prm in params[1:]:
+            if prm.default is None:
+                self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
+                         f"write `{prm.name} = 0` (or another value of the right type)")
+
+    def unique_steps(self, body, where):
+        """Step names must be unique in a body, so that a layer can name the one it changes."""
+        seen = set()
+        for name, node in _step_nodes(body):
+            if name in seen:
+                self.err(node, f"{where} has two steps named `{name}`", "a layer could not tell which one it changes")
+            seen.add(name)
+
+    def check_trigger(self, trig):
+        if trig.event == "reach":
+            self.bind(trig, trig.names[0], PLAYER)
+            self.expect(trig.cond, (BOOL,), "a threshold condition")
+            self.block(trig.body)
+            return
+        if trig.event in ("enter", "leave"):
+            zone = self.zones.get(trig.target)
+            if zone is None:
+                self.err(trig, f"`{trig.target}` is not a zone", suggest(trig.target, self.zones))
+                return
+            bound = [("card", zone.kind), PLAYER]
+        else:
+            grid = self.grids.get(trig.target)
+            if grid is None:
+                self.err(trig, f"`{trig.target}` is not a grid", suggest(trig.target, self.grids))
+                return
+            bound = ([("card", grid.kind), ("cell", grid.name), PLAYER] if trig.event == "place"
+                     else [("line", grid.name), PLAYER])
+        if len(trig.names) != len(bound):
+            shape = {"enter": "(card, owner)", "leave": "(card, owner)", "place": "(card, cell, owner)",
+                     "fill": "(line, owner)"}
+            self.err(trig, f"`on {trig.event}` binds {len(bound)} names: {shape[trig.event]}")
+            return
+        for n, t in zip(trig.names, bound):
+            self.bind(trig, n, t)
+        self.block(trig.body)
+
+
+def _step_nodes(body):
+    from ..layers import _sub_bodies
+    for s in body:
+        if isinstance(s, A.Step):
+            yield s.name, s
+        for sub in _sub_bodies(s):
+            yield from _step_nodes(sub)

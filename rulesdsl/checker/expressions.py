@@ -1,0 +1,341 @@
+"""The checker's rules for expressions (`e_NODE`): every node's static type, recorded on the side
+table, and what each attribute access reads."""
+from __future__ import annotations
+
+from .. import ast as A
+from ..builtins import BUILTINS
+from ..errors import suggest
+from ..limits import MAX_DEF_DEPTH
+from .model import Reads
+from .types import ACTION, ANY, BOOL, CONSTANTS, FIELD_TYPES, INT, KEYED, NONE, PIECE, PLAYER, SYM, TEXT, T_list, _compatible, show
+
+
+class ExpressionChecks:
+    """The type rule of each expression node (`e_NODE`), and checking a wanted type."""
+
+    # -- expressions
+    def expect(self, e, wanted, what):
+        t = self.expr(e)
+        if not any(_compatible(t, w) for w in wanted):
+            self.err(e, f"{what} must be {' or '.join(show(w) for w in wanted)}, got {show(t)}")
+        return t
+
+    def expect_zone(self, e):
+        t = self.expr(e)
+        if t[0] not in ("zone", "any"):
+            hint = "per-player zones are written `p.zone`" if isinstance(e, A.Name) else None
+            self.err(e, f"expected a zone, got {show(t)}", hint)
+            return ANY
+        return t
+
+    def elem_type(self, e):
+        t = self.expr(e)
+        return self.elem_of(t, e)
+
+    def elem_of(self, t, node):
+        elem = self._elem_of(t, node)
+        self.decided.elems[node] = elem
+        return elem
+
+    def _elem_of(self, t, node):
+        if t[0] == "list":
+            return t[1]
+        if t[0] == "zone":
+            return ("card", t[1])
+        if t[0] == "grid":
+            return ("card", self.grids[t[1]].kind)
+        if t == ANY:
+            return ANY
+        self.err(node, f"expected a collection, got {show(t)}")
+        return ANY
+
+    def reads(self, e, what: str, owner: str | None = None):
+        """Record what the attribute access `e` reads."""
+        self.decided.reads[e] = Reads(what, owner)
+
+    def expr(self, e) -> tuple:
+        t = getattr(self, "e_" + type(e).__name__)(e)
+        self.types[e] = t
+        return t
+
+    def e_Lit(self, e):
+        v = e.value
+        if v is None:
+            return NONE
+        if isinstance(v, bool):
+            return BOOL
+        if isinstance(v, int):
+            return INT
+        return TEXT
+
+    def e_Name(self, e):
+        b = self.binding(e)
+        kind, n = b.kind, e.id
+        if kind == "local":
+            return self.var_types.get(b.decl, ANY)
+        if kind == "param":
+            return self.expr(b.decl.value)
+        if kind in ("zone", "counter", "grid") and b.decl.per_player:
+            self.err(e, f"{kind} `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
+            return ANY
+        if kind == "zone":
+            return ("zone", b.decl.kind)
+        if kind == "counter":
+            return KEYED if b.decl.keyed else INT
+        if kind in ("grid", "track", "marker", "kind"):
+            return (kind, n)
+        if kind == "piece":
+            return PIECE
+        if kind in CONSTANTS:
+            return CONSTANTS[kind]
+        if kind == "enum":
+            return SYM
+        if kind in ("action", "routine"):
+            self.used_actions.add(n)
+            return ACTION
+        if kind == "def":
+            self.err(e, f"`{n}` is a definition; call it as `{n}(...)`")
+            return ANY
+        if kind == "ambiguous":
+            what = "constant" if b.decl.kind in CONSTANTS else {"param": "parameter"}.get(b.decl.kind, b.decl.kind)
+            other = f"the {what} `{n}`"
+            self.err(e, f"`{n}` could mean {other} or {self.res.enum_origins[n]}",
+                     "a bare name cannot tell them apart: rename one of them")
+            return ANY
+        candidates = set(b.decl) | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
+        self.err(e, f"unknown name `{n}`", suggest(n, candidates))
+        return ANY
+
+    def e_ListLit(self, e):
+        elem = None
+        for item in e.items:
+            t = self.expr(item)
+            if elem is None or elem == ANY:
+                elem = t
+            elif not _compatible(t, elem):
+                self.err(item, f"list elements must have one type: {show(elem)} and {show(t)}")
+        return T_list(elem or ANY)
+
+    def e_Attr(self, e):
+        ot = self.expr(e.obj)
+        n = e.name
+        if ot == ANY:
+            return ANY
+        if ot == PLAYER:
+            if n in self.zones and self.zones[n].per_player:
+                self.reads(e, "player_place")
+                return ("zone", self.zones[n].kind)
+            if n in self.counters and self.counters[n].per_player:
+                self.reads(e, "player_counter")
+                return KEYED if self.counters[n].keyed else INT
+            if n in self.grids and self.grids[n].per_player:
+                self.reads(e, "player_place")
+                return ("grid", n)
+            owned = [k for k, d in {**self.zones, **self.counters, **self.grids}.items()
+                     if getattr(d, "per_player", False)]
+            self.err(e, f"players have no zone, counter or grid `{n}`", suggest(n, owned))
+            return ANY
+        if ot[0] in ("card", "def"):
+            kind = self.kinds.get(ot[1])
+            if kind is None:
+                return ANY
+            if n == "name":
+                self.reads(e, ot[0] + "_name")
+                return TEXT
+            for f in kind.fields:
+                if f.name == n:
+                    self.reads(e, ot[0] + "_field")
+                    return FIELD_TYPES[f.type.name]
+            if n == "face" and kind.faces:
+                self.reads(e, ot[0] + "_field")
+                return SYM
+            if any(c.name == n for c in kind.counters):
+                self.reads(e, "card_counter")
+                if ot[0] == "def":
+                    self.err(e, f"`{n}` is a counter of each card of kind {kind.name}; a definition has none")
+                return INT
+            self.err(e, f"card kind `{kind.name}` has no field `{n}`",
+                     suggest(n, [f.name for f in kind.fields] + [c.name for c in kind.counters] + ["name"]))
+            return ANY
+        if ot[0] == "cell":
+            if n in ("x", "y"):
+                self.reads(e, "cell_" + n, ot[1])
+                return INT
+            self.reads(e, "cell_data", ot[1])
+            return self.data_field(e, self.grids[ot[1]].cell_fields, n, f"cells of grid {ot[1]}")
+        if ot[0] == "line":
+            self.reads(e, "line_data", ot[1])
+            return self.data_field(e, self.grids[ot[1]].line_fields, n, f"lines of grid {ot[1]}")
+        if ot[0] == "space":
+            self.reads(e, "space_index" if n == "index" else "space_data", ot[1])
+            if n == "index":
+                return INT
+            return self.data_field(e, self.tracks[ot[1]].fields, n, f"spaces of track {ot[1]}")
+        self.err(e, f"{show(ot)} has no field `{n}`")
+        return ANY
+
+    def data_field(self, e, fields, n, owner):
+        for f in fields:
+            if f.name == n:
+                return FIELD_TYPES[f.type.name]
+        self.err(e, f"{owner} have no field `{n}`", suggest(n, [f.name for f in fields]))
+        return ANY
+
+    def e_Index(self, e):
+        ot = self.expr(e.obj)
+        it = self.expr(e.index)
+        if ot == KEYED:
+            if it not in (INT, SYM, TEXT, ANY, PLAYER, PIECE):
+                self.err(e.index, f"a counter key must be a number, text or enum value, got {show(it)}")
+            return INT
+        if ot[0] == "list":
+            if not _compatible(it, INT):
+                self.err(e.index, f"a list index must be int, got {show(it)}")
+            return ot[1]
+        if ot != ANY:
+            self.err(e, f"{show(ot)} cannot be indexed")
+        return ANY
+
+    def e_Call(self, e):
+        if not isinstance(e.func, A.Name):
+            self.err(e, "only built-ins and definitions can be called in an expression",
+                     "actions are performed with `do`")
+            return ANY
+        n = e.func.id
+        callee = self.binding(e)
+        if callee.kind == "local":
+            self.err(e, f"`{n}` is a variable, not a function")
+            return ANY
+        if callee.kind == "def":
+            fn = callee.decl
+            self.check_args(e, fn.params)
+            arg_types = [self.types.get(a, ANY) for a in e.args]
+            arg_types += [ANY] * (len(fn.params) - len(arg_types))
+            return self.type_func(fn, arg_types, e)
+        if callee.kind in ("action", "routine"):
+            self.err(e, f"`{n}` is an action", f"perform it with `do {n}(...)`")
+            return ANY
+        if callee.kind != "builtin":
+            self.err(e.func, f"unknown function `{n}`", suggest(n, list(BUILTINS) + list(self.funcs)))
+            return ANY
+        row = BUILTINS[n]
+        lo, hi = row.least, row.most or row.least
+        if not lo <= len(e.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            self.err(e, f"`{n}` takes {want} arguments, got {len(e.args)}")
+            return ANY
+        return getattr(self, "b_" + n)(e)
+
+    def type_func(self, fn, arg_types, site):
+        """Type a definition's body with the argument types of its first call (monomorphic)."""
+        if fn.name in self._typing:
+            cycle = frozenset(self._typing)
+            if cycle not in self._cycles:  # one report per cycle
+                self._cycles.add(cycle)
+                self.err(site, f"`{fn.name}` calls itself; definitions cannot recurse")
+            return ANY
+        if len(self._typing) >= MAX_DEF_DEPTH:
+            self.err(site, f"definitions call one another more than {MAX_DEF_DEPTH} deep here",
+                     "flatten the chain: compute a part with `let`, or merge small definitions")
+            return ANY
+        known = self.func_params.get(fn.name)
+        if known is not None:
+            for prm, was, now in zip(fn.params, known, arg_types):
+                if not _compatible(now, was):
+                    self.err(site, f"`{fn.name}` was first called with {prm.name} as {show(was)}, here {show(now)}")
+            return self.types[fn]
+        self.func_params[fn.name] = arg_types
+        self._typing.add(fn.name)
+        for prm, t in zip(fn.params, arg_types):
+            self.bind(prm, prm.name, t if prm.default is None else self.expr(prm.default))
+        self.types[fn] = self.expr(fn.body)
+        self._typing.discard(fn.name)
+        return self.types[fn]
+
+    def names_a(self, node, category) -> bool:
+        """True if `node` is a Name the resolver bound to a declaration of `category`."""
+        return isinstance(node, A.Name) and self.binding(node).kind == category
+
+    def lambda_arg(self, e):
+        """Type an aggregate's second argument, evaluated with `it` bound to each element."""
+        self.bind(e, "it", self.elem_type(e.args[0]))
+        return self.expr(e.args[1])
+
+    def e_Unary(self, e):
+        if e.op == "-":
+            self.expect(e.operand, (INT,), "a negated value")
+            return INT
+        self.expect(e.operand, (BOOL,), "`not`'s operand")
+        return BOOL
+
+    def e_Binary(self, e):
+        op = e.op
+        if op in ("and", "or"):
+            self.expect(e.left, (BOOL,), f"`{op}`'s left side")
+            self.expect(e.right, (BOOL,), f"`{op}`'s right side")
+            return BOOL
+        lt = self.expr(e.left)
+        rt = self.expr(e.right)
+        if op == "in":
+            elem = self.elem_of(rt, e.right)
+            if not _compatible(lt, elem):
+                self.err(e, f"`in` compares {show(lt)} with elements of type {show(elem)}")
+            return BOOL
+        if op in ("==", "!="):
+            if not (_compatible(lt, rt) or lt == NONE or rt == NONE):
+                self.err(e, f"cannot compare {show(lt)} with {show(rt)}")
+            return BOOL
+        if op in ("<", "<=", ">", ">="):
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if not _compatible(t, INT):
+                    self.err(side, f"`{op}` compares numbers, got {show(t)}")
+            return BOOL
+        if op == "+" and (lt[0] in ("list", "zone") or rt[0] in ("list", "zone")):
+            le, re_ = self.elem_of(lt, e.left), self.elem_of(rt, e.right)
+            if not _compatible(le, re_):
+                self.err(e, f"cannot join a collection of {show(le)} with one of {show(re_)}")
+            return T_list(le if le != ANY else re_)
+        for side, t in ((e.left, lt), (e.right, rt)):
+            if not _compatible(t, INT):
+                self.err(side, f"`{op}` works on numbers, got {show(t)}")
+        return INT
+
+    def e_Range(self, e):
+        self.expect(e.lo, (INT,), "a range start")
+        self.expect(e.hi, (INT,), "a range end")
+        return T_list(INT)
+
+    def e_Filter(self, e):
+        elem = self.elem_type(e.coll)
+        self.bind(e, "it", elem)
+        self.expect(e.cond, (BOOL,), "a `where` condition")
+        return T_list(elem)
+
+    def e_Cond(self, e):
+        self.expect(e.test, (BOOL,), "a condition")
+        a = self.expr(e.then)
+        b = self.expr(e.other)
+        if a == NONE:
+            return b
+        if b == NONE or a == ANY:
+            return a if a != ANY else b
+        if not _compatible(a, b):
+            self.err(e, f"both branches must have one type: {show(a)} and {show(b)}")
+        return a
+
+
+def _names_in(e):
+    """Name nodes of an expression."""
+    return (n for n in A.walk(e) if isinstance(n, A.Name))
+
+
+def _is_literal(e) -> bool:
+    if isinstance(e, (A.Lit, A.Name)):
+        return True
+    if isinstance(e, A.ListLit):  # a list of numbers, for a `list of int` field
+        return all(_is_literal(i) and not isinstance(i, A.Name) for i in e.items)
+    return isinstance(e, A.Unary) and e.op == "-" and isinstance(e.operand, A.Lit)
+
+
+def _callee(call) -> str:
+    return call.func.id if isinstance(call.func, A.Name) else "action"

@@ -1,0 +1,305 @@
+"""The checker's rules for statements (`s_NODE`), dispatched on the node's class."""
+from __future__ import annotations
+
+from .. import ast as A
+from ..errors import suggest
+from .expressions import _callee
+from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, _compatible, show
+
+
+class StatementChecks:
+    """The type rule of each statement (`s_NODE`) and what statements share."""
+
+    # -- statements
+    def block(self, stmts):
+        for s in stmts:
+            self.stmt(s)
+
+    def stmt(self, s):
+        m = getattr(self, "s_" + type(s).__name__)
+        m(s)
+
+    def s_Let(self, s):
+        t = self.expr(s.value)
+        if t == KEYED:
+            self.err(s.value, "a keyed counter is read one key at a time", "write `name[key]`")
+        # A body shares one set of names: a `let` of a name bound in an enclosing block updates it
+        # (the resolver gives both the same variable).
+        self.bind(s, s.name, t)
+
+    def s_Set(self, s):
+        t = self.expr(s.target)
+        if t != ANY and not self.is_counter_ref(s.target):
+            base = s.target.obj if isinstance(s.target, A.Index) else s.target
+            if isinstance(base, A.Name) and base.id in self.counters and self.binding(base).kind == "local":
+                self.err(s.target, f"`{base.id}` here is a local variable, which hides the counter `{base.id}`",
+                         "rename the variable")
+            else:
+                self.err(s.target, "only counters can be set", "declare it with `counter`")
+        self.expect(s.value, (INT,), "a counter value")
+        return t
+
+    def counter_named(self, e):
+        """The counter a Name stands for, if it stands for one."""
+        b = self.binding(e)
+        return b.decl if b.kind == "counter" else None
+
+    def is_counter_ref(self, e):
+        if isinstance(e, A.Name):
+            c = self.counter_named(e)
+            return c is not None and not c.keyed and not c.per_player
+        if isinstance(e, A.Attr):
+            c = self.counters.get(e.name)
+            if c is not None and c.card_kind is not None:
+                return self.types.get(e.obj, ANY)[0] == "card"
+            return c is not None and c.per_player and not c.keyed and self.types.get(e.obj) == PLAYER
+        if isinstance(e, A.Index):
+            base = e.obj
+            if isinstance(base, A.Name):
+                c = self.counter_named(base)
+                return c is not None and c.keyed and not c.per_player
+            if isinstance(base, A.Attr):
+                c = self.counters.get(base.name)
+                return c is not None and c.keyed and c.per_player
+        return False
+
+    def s_Move(self, s):
+        t = self.expr(s.what)
+        if t[0] not in ("card", "list", "zone", "none", "any"):
+            self.err(s.what, f"`move` takes a card, a list of cards or a zone, not {show(t)}")
+        dest = self.expect_zone(s.dest)
+        self.same_kind(s, self.card_kind(t), dest, "move")
+
+    def s_Draw(self, s):
+        src = self.expect_zone(s.src)
+        if s.refill is not None:
+            self.same_kind(s, self.card_kind(self.expect_zone(s.refill)), src, "refill")
+        self.same_kind(s, self.card_kind(src), self.expect_zone(s.dest), "draw")
+        self.bind(s, s.name, ("card", src[1]) if src[0] == "zone" else ANY)
+
+    def s_Shuffle(self, s):
+        self.expect_zone(s.zone)
+
+    def s_Create(self, s):
+        t = self.expr(s.what)
+        if t[0] not in ("def", "any") and not (t[0] == "list" and t[1][0] in ("def", "any")):
+            self.err(s.what, f"`create` takes a card definition or a list of them, not {show(t)}",
+                     "use `defs(Kind)`")
+        if s.times is not None:
+            self.expect(s.times, (INT,), "a number of copies")
+        dest = self.expect_zone(s.dest)
+        self.same_kind(s, self.card_kind(t), dest, "create")
+
+    def s_If(self, s):
+        for cond, body in s.branches:
+            self.expect(cond, (BOOL,), "a condition")
+            self.block(body)
+        if s.other is not None:
+            self.block(s.other)
+
+    def s_For(self, s):
+        self.bind(s, s.var, self.elem_type(s.iter))
+        self._loop(s.body)
+
+    def _loop(self, body):
+        self._loop_depth += 1
+        self.block(body)
+        self._loop_depth -= 1
+
+    def s_Repeat(self, s):
+        self.expect(s.count, (INT,), "a repeat count")
+        self._loop(s.body)
+
+    def s_While(self, s):
+        self.expect(s.cond, (BOOL,), "a loop condition")
+        self._loop(s.body)
+
+    def s_Break(self, s):
+        if self._loop_depth == 0:
+            self.err(s, "`break` outside a loop")
+
+    def s_Return(self, s):
+        pass
+
+    def s_ChooseOptions(self, s):
+        self.check_by(s.by)
+        names = set()
+        offered = False
+        for opt in s.options:
+            if opt.name in names:
+                self.err(opt, f"option `{opt.name}` appears twice in this choice")
+            names.add(opt.name)
+            if opt.cond is not None:
+                self.expect(opt.cond, (BOOL,), "an option condition")
+                if isinstance(opt.cond, A.Lit) and opt.cond.value is False:
+                    self.err(opt, f"option `{opt.name}` can never be offered: its condition is false")
+                    continue
+            offered = True
+            self.block(opt.body)
+        if not offered:
+            self.err(s, "this choice can never be offered: no option's condition can hold")
+
+    def check_by(self, by):
+        if by is not None:
+            self.expect(by, (PLAYER,), "the player who chooses")
+
+    def unseen_zone(self, e):
+        """The declaration of the zone `e` names when nobody may see that zone's cards (`hidden`,
+        or `hidden except top` for anything but its top card), else None: a choice among its cards
+        would show the chooser what no player sees, whoever the chooser is."""
+        decl = None
+        while isinstance(e, A.Filter):  # a filter still offers the zone's cards
+            e = e.coll
+        if isinstance(e, A.Name):
+            decl = self.zones.get(e.id)
+        elif isinstance(e, A.Attr) and self.types.get(e.obj) == PLAYER:
+            decl = self.zones.get(e.name)
+        return decl if decl is not None and decl.visibility in ("hidden", "top") else None
+
+    def check_unseen_choice(self, s, what):
+        decl = self.unseen_zone(s.coll)
+        if decl is not None:
+            self.err(s.coll, f"`{what}` offers the cards of zone `{decl.name}`, which no player may see",
+                     "draw or move the cards to a zone the chooser sees first, or `reveal` them")
+
+    def s_Reveal(self, s):
+        t = self.expr(s.card)
+        if t[0] not in ("card", "any"):
+            self.err(s.card, f"`reveal` shows a card, not {show(t)}")
+        if s.to is not None:
+            self.expect(s.to, (PLAYER,), "the player who sees the card")
+
+    def s_ChooseItem(self, s):
+        self.check_by(s.by)
+        self.check_unseen_choice(s, "choose")
+        if isinstance(s.coll, A.ListLit) and not s.coll.items:
+            self.err(s, "this choice can never be offered: the list is empty")
+        if s.prompt is not None and not s.prompt.strip():
+            self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
+        self.bind(s, s.var, self.elem_type(s.coll))
+        for e in s.label:
+            t = self.expr(e)
+            if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
+                self.err(e, f"a label shows values such as cards, numbers, names and texts, not {show(t)}")
+        self.block(s.body)
+
+    def s_Pick(self, s):
+        self.check_by(s.by)
+        if s.prompt is not None and not s.prompt.strip():
+            self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
+        self.check_unseen_choice(s, "pick")
+        self.bind(s, s.var, self.elem_type(s.coll))
+        self.expect(s.cost, (INT,), "a cost")
+        self.expect(s.budget, (INT,), "a budget")
+        self._loop(s.body)
+
+    def s_Step(self, s):
+        # A step only names part of a body: its names stay visible after it.
+        for st in s.body:
+            self.stmt(st)
+
+    def s_Win(self, s):
+        self.expect(s.player, (PLAYER,), "the loser" if s.lose else "the winner")
+
+    def s_EndGame(self, s):
+        pass
+
+    def s_Turn(self, s):
+        kind = self._faced_card(s.card, "turn")
+        self._face_name(kind, s.face)
+
+    def s_Do(self, s):
+        call = s.call
+        target = self.binding(call)
+        if target.kind in ("action", "routine"):
+            act = target.decl
+            if act.routine and s.main:
+                self.err(call.func, f"`{act.name}` is a routine: run it with `do`, only actions are performed")
+            self.used_actions.add(act.name)
+            self.check_args(call, act.params)
+            if call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
+                self.err(call.args[0], f"the first argument of `{act.name}` is the acting player, "
+                                       f"not {show(self.types[call.args[0]])}")
+            return
+        if target.kind != "dynamic":
+            self.err(call.func, f"`{call.func.id}` is not an action", suggest(call.func.id, self.actions))
+            return
+        t = self.expr(call.func)
+        if not _compatible(t, ACTION):
+            self.err(call.func, f"`do` needs an action, got {show(t)}")
+        for a in call.args:
+            self.expr(a)
+
+    def check_args(self, call, params):
+        required = sum(1 for p in params if p.default is None)
+        if not required <= len(call.args) <= len(params):
+            want = f"{required}" if required == len(params) else f"{required} to {len(params)}"
+            self.err(call, f"`{_callee(call)}` takes {want} arguments, got {len(call.args)}")
+        for a in call.args:
+            self.expr(a)
+
+    def s_Actions(self, s):
+        self.expect(s.count, (INT,), "a number of actions")
+        self.expect(s.player, (PLAYER,), "the acting player")
+        for n in s.names:
+            if n not in self.actions or self.actions[n].routine:
+                self.err(s, f"`{n}` is not an action", suggest(n, [a for a, d in self.actions.items() if not d.routine]))
+            else:
+                self.used_actions.add(n)
+        if len(set(s.names)) != len(s.names):
+            self.err(s, "an action is listed twice")
+        if s.unless is not None or s.most is not None:
+            # `it` is the action being considered, so a limit can concern one action only.
+            self.bind(s, "it", ACTION)
+            if s.unless is not None:
+                self.expect(s.unless, (BOOL,), "a condition")
+            else:
+                self.expect(s.most, (INT,), "how many times an action may be chosen")
+
+    def piece_on(self, node, track):
+        if (isinstance(node, A.Name) and self.binding(node).kind == "piece"
+                and self.pieces[node.id].track != track):
+            self.err(node, f"piece `{node.id}` stands on track {self.pieces[node.id].track}, not {track}")
+
+    def s_Advance(self, s):
+        self.expect(s.piece, (PLAYER, PIECE), "a player's piece or a piece")
+        self.piece_on(s.piece, s.track)
+        if s.track not in self.tracks:
+            self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
+        self.expect(s.distance, (INT,), "a distance")
+        if s.jump_var:
+            self.bind(s, s.jump_var, PLAYER)
+            self._loop(s.jump_body)
+        if s.pass_var:
+            self.bind(s, s.pass_var, PIECE)
+            self._loop(s.pass_body)
+
+    def s_Put(self, s):
+        self.expect(s.piece, (PLAYER, PIECE), "a player's piece or a piece")
+        self.piece_on(s.piece, s.track)
+        if s.track not in self.tracks:
+            self.err(s, f"`{s.track}` is not a track", suggest(s.track, self.tracks))
+        self.expect(s.pos, (INT,), "a space index")
+
+    def s_Place(self, s):
+        t = self.expr(s.card)
+        if t[0] not in ("card", "none", "any"):
+            self.err(s.card, f"`place` takes a card, not {show(t)}")
+        g = self.expr(s.grid)
+        if g[0] not in ("grid", "any"):
+            self.err(s.grid, f"`place ... on` needs a grid, not {show(g)}")
+        else:
+            self.same_kind(s, self.card_kind(t), g, "place")
+        c = self.expr(s.cell)
+        if c[0] not in ("cell", "any"):
+            self.err(s.cell, f"`at` needs a cell, not {show(c)}", "use `cell(grid, column, row)`")
+
+    def s_Give(self, s):
+        self.given_markers.add(s.marker)
+        if s.marker not in self.markers:
+            self.err(s, f"`{s.marker}` is not a marker", suggest(s.marker, self.markers))
+        self.expect(s.to, (PLAYER, NONE), "a player (or none, to put the marker aside)")
+
+    def s_Log(self, s):
+        for a in s.args:
+            self.expr(a)
