@@ -19,19 +19,20 @@ PACKAGE = ROOT / "interpreter"
 
 # The rooms: everything that uses games rather than runs them.
 ROOM_PACKAGES = ("bots", "lab", "env", "table")
-ROOM_MODULES = ("lsp", "cli", "agents", "replay", "scenario", "records")
+ROOM_MODULES = ("tools.lsp", "tools.cli", "tools.agents", "tools.replay", "tools.scenario", "tools.records")
 # The engine: the compiler, the game's data and its run, and the API over them.
-ENGINE_MODULES = ("compiler", "pysource", "backend", "ir", "params", "program", "state", "chance", "present",
-                  "view", "runtime", "engine", "position", "trace")
+ENGINE_MODULES = ("compile.compiler", "compile.pysource", "compile.backend", "core.ir", "compile.params",
+                  "compile.program", "core.state", "core.chance", "core.present", "core.view", "core.runtime", "engine",
+                  "core.position", "tools.trace")
 # What a room may import of the engine: the API (engine.py), chance sources and arranged starts that
 # the API takes, parameter values (what `Engine.load` and `--set` take, with their errors), trace sinks.
-ROOM_MAY_IMPORT = {"interpreter.engine", "interpreter.chance", "interpreter.position", "interpreter.params",
-                   "interpreter.trace"}
+ROOM_MAY_IMPORT = {"interpreter.engine", "interpreter.core.chance", "interpreter.core.position", "interpreter.compile.params",
+                   "interpreter.tools.trace"}
 # Attributes that are a game's or a program's internals.
 INTERNALS = {"pending", "stack", "ir", "procs", "spans", "how", "skeleton", "_deal", "program"}
 # (file, attribute): why that room may name it.
 ALLOWED = {
-    ("interpreter/lsp.py", "program"): "the language server's own parsed ruleset (rulesdsl's syntax tree), "
+    ("interpreter/tools/lsp.py", "program"): "the language server's own parsed ruleset (rulesdsl's syntax tree), "
                                        "which it keeps for definitions and hover; not an engine's program",
 }
 
@@ -47,11 +48,11 @@ def _files(names_and_packages) -> list[Path]:
     """The source files of these modules and packages of `interpreter/` that exist."""
     out = []
     for name in names_and_packages:
-        folder = PACKAGE / name
+        folder = PACKAGE.joinpath(*name.split("."))
         if folder.is_dir():
             out.extend(sorted(folder.glob("*.py")))
-        elif (PACKAGE / f"{name}.py").is_file():
-            out.append(PACKAGE / f"{name}.py")
+        elif folder.with_suffix(".py").is_file():
+            out.append(folder.with_suffix(".py"))
     return out
 
 
@@ -117,7 +118,7 @@ def test_the_lists_name_files_that_exist():
     for name in ROOM_PACKAGES:
         assert (PACKAGE / name / "__init__.py").is_file(), name
     for name in ROOM_MODULES + ENGINE_MODULES:
-        assert (PACKAGE / f"{name}.py").is_file(), name
+        assert PACKAGE.joinpath(*name.split(".")).with_suffix(".py").is_file(), name
     assert all(Path(ROOT, f).is_file() for f, _ in ALLOWED)
 
 
@@ -140,15 +141,16 @@ def test_the_check_sees_what_it_forbids(tmp_path, monkeypatch):
     importing a room (in a small tree of its own under tmp_path; the real one stays as it is)."""
     room = tmp_path / "interpreter" / "bots"
     room.mkdir(parents=True)
-    (room / "greedy.py").write_text("from ..runtime import Run\n\ndef f(st, v):\n"
+    (room / "greedy.py").write_text("from ..core.runtime import Run\n\ndef f(st, v):\n"
                                     "    return st.pending['player'], v.skeleton, st.stack[-1]\n")
-    (tmp_path / "interpreter" / "view.py").write_text("def g():\n    from .bots import greedy\n")
+    (tmp_path / "interpreter" / "core").mkdir()
+    (tmp_path / "interpreter" / "core" / "view.py").write_text("def g():\n    from ..bots import greedy\n")
     here = sys.modules[__name__]
     monkeypatch.setattr(here, "ROOT", tmp_path)
     monkeypatch.setattr(here, "PACKAGE", tmp_path / "interpreter")
     found = room_violations()
-    assert "interpreter/bots/greedy.py:1: imports interpreter.runtime" in found
+    assert "interpreter/bots/greedy.py:1: imports interpreter.core.runtime" in found
     assert {"interpreter/bots/greedy.py:4: reads `.pending`", "interpreter/bots/greedy.py:4: reads `.skeleton`",
             "interpreter/bots/greedy.py:4: reads `.stack`"} <= set(found)
-    assert engine_violations() == ["interpreter/view.py:2: imports the room interpreter.bots",
-                                   "interpreter/view.py:2: imports the room interpreter.bots.greedy"]
+    assert engine_violations() == ["interpreter/core/view.py:2: imports the room interpreter.bots",
+                                   "interpreter/core/view.py:2: imports the room interpreter.bots.greedy"]

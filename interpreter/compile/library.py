@@ -9,7 +9,7 @@ it, or writes the same meaning inline where that is faster (`count` of a filter,
 """
 from __future__ import annotations
 
-from .compiler import RuleError, charge, piece_key
+from ..core.primitives import RuleError, charge, piece_key
 
 FUNCTIONS: dict = {}
 # The built-ins whose function only calls a method of the run with the same arguments: name ->
