@@ -1,5 +1,6 @@
-"""The engine that runs a game stands below the compiler: the run and every module it imports,
-directly or through another, import nothing of the compiler or its back ends."""
+"""The engine that runs a game stands below the compiler: the engine's core (`interpreter/core/`) is
+closed under its imports, so the run and every module it reaches, directly or through another, import
+nothing of the compiler, its back ends, the API, the tools or the rooms."""
 from __future__ import annotations
 
 import ast
@@ -7,7 +8,9 @@ import ast
 from .conftest import ROOT
 
 PACKAGE = ROOT / "interpreter"
-COMPILER = {"compile.compiler", "compile.backend", "compile.pysource", "compile.params", "compile.program"}
+COMPILER = {"compile.compiler", "compile.backend", "compile.pysource", "compile.params", "compile.program",
+            "compile.library"}
+CORE = sorted(f"core.{p.stem}" for p in (PACKAGE / "core").glob("*.py") if p.stem != "__init__")
 
 
 def _imports(module: str) -> set[str]:
@@ -25,7 +28,8 @@ def _imports(module: str) -> set[str]:
                 base = node.module.split(".")[1:]
             else:
                 continue
-            for name in ([".".join(base)] if node.module else [".".join(base + [a.name]) for a in node.names]):
+            # `from P import N` imports P, and P.N too where N is a module (`from ..core import ir`).
+            for name in [".".join(base)] + [".".join(base + [a.name]) for a in node.names]:
                 if PACKAGE.joinpath(*name.split(".")).with_suffix(".py").exists():
                     out.add(name)
         elif isinstance(node, ast.Import):
@@ -46,6 +50,13 @@ def test_the_run_does_not_import_the_compiler():
     reached = _reached("core.runtime")
     assert "core.primitives" in reached and "core.state" in reached
     assert not reached & COMPILER, sorted(reached & COMPILER)
+
+
+def test_the_core_reaches_nothing_outside_itself():
+    assert {"core.runtime", "core.view", "core.ir", "core.primitives"} <= set(CORE)
+    reached = set().union(*(_reached(m) for m in CORE))
+    assert "core.zones" in reached and "core.visibility" in reached
+    assert all(m.startswith("core.") for m in reached), sorted(m for m in reached if not m.startswith("core."))
 
 
 def test_the_primitives_import_nothing_of_the_package():
