@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from interpreter.agents import make_agents  # noqa: E402
+from interpreter.tools.agents import make_agents  # noqa: E402
 from interpreter.engine import Engine, LimitError  # noqa: E402
 from interpreter.lab.figures import interval  # noqa: E402
 from interpreter.lab.tournament import median, seat_texts  # noqa: E402

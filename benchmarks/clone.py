@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
-    from interpreter.agents import make_agents
+    from interpreter.tools.agents import make_agents
     from interpreter.engine import Engine
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ruleset", default=str(ROOT / "rulesets" / "base.lf"))

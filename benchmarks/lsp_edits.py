@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from interpreter.lsp import Analysis  # noqa: E402
+from interpreter.tools.lsp import Analysis  # noqa: E402
 
 
 def _message(method: str, params, msg_id=None) -> bytes:
@@ -45,7 +45,7 @@ def _next(stream) -> dict:
 
 def one_burst(path: Path, edits: int) -> tuple[float, float, int]:
     """(seconds from the last edit to its diagnostics, from the first edit, diagnostics published)."""
-    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.tools.cli", "lsp"], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     text, uri = path.read_text(), path.resolve().as_uri()
 

@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("--agents", default="random")
     ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args(argv)
-    program = [str(LFDSL)] if LFDSL.exists() else [sys.executable, "-m", "interpreter.cli"]
+    program = [str(LFDSL)] if LFDSL.exists() else [sys.executable, "-m", "interpreter.tools.cli"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "summary.json"
         start = time.perf_counter()

@@ -40,7 +40,7 @@ def main(argv=None) -> int:
         print("PYTHONDONTWRITEBYTECODE is set here: the project's bytecode is written once by compileall")
     for package in ("interpreter", "rulesdsl"):
         compileall.compile_dir(ROOT / package, quiet=1, workers=1)
-    program = [str(LFDSL)] if LFDSL.exists() else [sys.executable, "-m", "interpreter.cli"]
+    program = [str(LFDSL)] if LFDSL.exists() else [sys.executable, "-m", "interpreter.tools.cli"]
     for ruleset in args.rulesets:
         times = [cpu_of(program + ["check", ruleset], env) for _ in range(args.runs)]
         print(f"{ruleset:<24} least {min(times):.3f} s CPU  (median {sorted(times)[len(times) // 2]:.3f}, "

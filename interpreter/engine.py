@@ -20,12 +20,12 @@ from typing import NamedTuple
 from rulesdsl.ast import Span
 from rulesdsl.errors import player_range
 
-from .primitives import RuleError
-from .position import Position
-from .program import GridMeta, Program, SlotMeta, TrackMeta
-from .runtime import GameError, InternalError, LimitError, Run
-from .state import GameState
-from .view import PlayerSink, View, determinize, view
+from .core.primitives import RuleError
+from .core.position import Position
+from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
+from .core.runtime import GameError, InternalError, LimitError, Run
+from .core.state import GameState
+from .core.view import PlayerSink, View, determinize, view
 
 __all__ = ["Decision", "Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option",
            "PlaceSeen", "Program", "RuleError", "SlotMeta", "TrackMeta", "View"]

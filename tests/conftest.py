@@ -92,7 +92,7 @@ def base_engine():
 
 def scenario_passes(engine, path):
     """Run a scenario: it must state expectations and meet them all. Returns the runner."""
-    from interpreter.scenario import run_scenario
+    from interpreter.tools.scenario import run_scenario
     outcomes, runner = run_scenario(engine, path)
     failed = [o.text for o in outcomes if not o.ok]
     assert outcomes, "the scenario states no expectation"
@@ -106,7 +106,7 @@ def final_state(runner):
     then `apply` for each step's choice; each of these returns the game state. The trace of this
     second game must equal the scenario run's, so the state is the one its expectations were
     judged on."""
-    from interpreter.trace import ListSink
+    from interpreter.tools.trace import ListSink
     engine, data, sink = runner.engine, runner.data, ListSink()
     players, seed, start = data.get("players"), data.get("seed", 0), data.get("start")
     if start is None:

@@ -126,7 +126,7 @@ def copy_project(dest: Path) -> None:
 
 def _write_seeds(kind: str) -> None:
     """Runs in a forked child, in the private project: writes the seed files of `kind`."""
-    from interpreter.cli import main
+    from interpreter.tools.cli import main
     if kind == "trace":
         for rel, argv in TRACE_SEEDS:
             Path(rel).parent.mkdir(exist_ok=True)
@@ -765,7 +765,7 @@ def classify(exit_code: int | None, stderr: str, timed_out: bool, stdout: str = 
 
 def _cli(argv: list[str]) -> int:
     """`lfdsl ARGV`; `play` stops once the game is loaded (its app would wait for a person)."""
-    from interpreter import cli
+    from interpreter.tools import cli
     if argv[0] != "play":
         return cli.main(argv)
 
@@ -809,7 +809,7 @@ def _child(argv: list[str], tree: str, out_path: str, cpu_seconds: int, memory_b
 class Runner:
     """Runs mutants in forked children, `workers` at a time, each under a wall-clock timeout and
     a CPU limit. The parent imports and warms the interpreter once, so a child starts in about a
-    millisecond instead of the half second of a fresh `python -m interpreter.cli`."""
+    millisecond instead of the half second of a fresh `python -m interpreter.tools.cli`."""
 
     def __init__(self, workers: int = 2, timeout: float = 10.0, cpu_seconds: int = 8,
                  memory_bytes: int = 3 * 2 ** 30, keep: str | Path | None = None):
@@ -829,7 +829,7 @@ class Runner:
         if str(ROOT) not in sys.path:
             sys.path.insert(0, str(ROOT))
         from interpreter.engine import Engine
-        from interpreter.replay import replay  # noqa: F401  (imported once, not in every child)
+        from interpreter.tools.replay import replay  # noqa: F401  (imported once, not in every child)
         from interpreter.table.session import Table  # noqa: F401
         Engine.load(self._template / "rulesets" / "base.lf")
 

@@ -1,10 +1,14 @@
-"""The engine's API is the only door between the engine and the rooms that use games.
+"""The engine's API is the only door between the engine and the rooms that use games, and the folders
+of `interpreter/` are its layers.
 
-Read from the source files with `ast`, not by running them: a room (bots, lab, environments, table,
-language server, command line, agents, replay, scenarios, saved records) reads no internal of a game
-(the pending decision's record, the frame stack, a procedure's instructions, a view's skeleton, the
-compiled program) and imports no engine internal; no engine module imports a room. Where a room
-legitimately uses one of those names for something else, the allow-list says so.
+Read from the source files with `ast`, not by running them. The layers, from the ground up: the
+engine's core (`core/`: the run, a game's state, places, views), the compiler (`compile/`: a ruleset to
+a `Program`), the API (`engine.py`), then the tools (`tools/`: the command line, agents, records,
+replay, scenarios, trace sinks, the language server) and the rooms (`bots/`, `lab/`, `env/`,
+`table/`). Each layer of the engine imports only its own and those below it; a tool or a room reads
+no internal of a game (the pending decision's record, the frame stack, a procedure's instructions, a
+view's skeleton, the compiled program) and imports of the engine only its API and the few value
+modules the API takes. Where a file legitimately breaks a rule, the allow-lists say why.
 """
 from __future__ import annotations
 
@@ -17,22 +21,34 @@ from interpreter.engine import Engine
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "interpreter"
 
-# The rooms: everything that uses games rather than runs them.
-ROOM_PACKAGES = ("bots", "lab", "env", "table")
-ROOM_MODULES = ("lsp", "cli", "agents", "replay", "scenario", "records")
-# The engine: the compiler, the game's data and its run, and the API over them.
-ENGINE_MODULES = ("compiler", "pysource", "backend", "ir", "params", "program", "state", "chance", "present",
-                  "view", "runtime", "engine", "position", "trace")
-# What a room may import of the engine: the API (engine.py), chance sources and arranged starts that
-# the API takes, parameter values (what `Engine.load` and `--set` take, with their errors), trace sinks.
-ROOM_MAY_IMPORT = {"interpreter.engine", "interpreter.chance", "interpreter.position", "interpreter.params",
-                   "interpreter.trace"}
+# Each layer's packages (or modules) of `interpreter`, from the ground up.
+LAYERS = {
+    "core": ("interpreter.core",),
+    "compile": ("interpreter.compile",),
+    "api": ("interpreter.engine",),
+    "tools": ("interpreter.tools",),
+    "rooms": ("interpreter.bots", "interpreter.lab", "interpreter.env", "interpreter.table"),
+}
+# The layers of the engine and what each may import besides itself: only downward.
+ENGINE_MAY_IMPORT = {"core": set(), "compile": {"core"}, "api": {"core", "compile"}}
+# Tools and rooms use each other freely (the command line adds the rooms' subcommands; the rooms use
+# its shared helpers and the agents); of the engine they import the API and the values it takes:
+# chance sources and arranged starts, place keys, parameter values (what `Engine.load` and `--set`
+# take, with their errors).
+USER_MAY_IMPORT = {"interpreter.engine", "interpreter.core.chance", "interpreter.core.position",
+                   "interpreter.core.place", "interpreter.compile.params"}
+# (layer, module): why that layer of the engine may import that module from above.
+UPWARD = {
+    ("compile", "interpreter.tools.options"): "parameter values (`--set`) are read and shown with the "
+                                              "command line's own helpers for numbers and long values",
+}
 # Attributes that are a game's or a program's internals.
 INTERNALS = {"pending", "stack", "ir", "procs", "spans", "how", "skeleton", "_deal", "program"}
-# (file, attribute): why that room may name it.
+# (file, attribute): why that tool or room may name it.
 ALLOWED = {
-    ("interpreter/lsp.py", "program"): "the language server's own parsed ruleset (rulesdsl's syntax tree), "
-                                       "which it keeps for definitions and hover; not an engine's program",
+    ("interpreter/tools/lsp.py", "program"): "the language server's own parsed ruleset (rulesdsl's syntax "
+                                             "tree), which it keeps for definitions and hover; not an "
+                                             "engine's program",
 }
 
 
@@ -41,18 +57,6 @@ def _module_name(path: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
-
-
-def _files(names_and_packages) -> list[Path]:
-    """The source files of these modules and packages of `interpreter/` that exist."""
-    out = []
-    for name in names_and_packages:
-        folder = PACKAGE / name
-        if folder.is_dir():
-            out.extend(sorted(folder.glob("*.py")))
-        elif (PACKAGE / f"{name}.py").is_file():
-            out.append(PACKAGE / f"{name}.py")
-    return out
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -77,56 +81,72 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return out
 
 
-def _is_room(module: str) -> bool:
-    return any(module == f"interpreter.{r}" or module.startswith(f"interpreter.{r}.")
-               for r in ROOM_PACKAGES + ROOM_MODULES)
+def _within(module: str, names) -> bool:
+    return any(module == n or module.startswith(f"{n}.") for n in names)
 
 
-def _is_engine(module: str) -> bool:
-    return module in {f"interpreter.{m}" for m in ENGINE_MODULES}
+def layer_of(module: str) -> str | None:
+    """The layer a module of the package stands on (None outside `interpreter`'s layers)."""
+    return next((layer for layer, names in LAYERS.items() if _within(module, names)), None)
 
 
-def room_violations() -> list[str]:
-    """Each internal a room reads or imports, as `file:line: what`."""
+def _files() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py")
+
+
+def _may_import(layer: str, module: str) -> bool:
+    target = layer_of(module)
+    if target is None or target == layer:
+        return True
+    if layer in ENGINE_MAY_IMPORT:
+        return target in ENGINE_MAY_IMPORT[layer] or any(_within(module, (m,)) for (l, m) in UPWARD if l == layer)
+    return target in ("tools", "rooms") or _within(module, USER_MAY_IMPORT)
+
+
+def layer_violations() -> list[str]:
+    """Each import that runs against the layers, as `file:line: what`."""
     out = []
-    for path in _files(ROOM_PACKAGES + ROOM_MODULES):
+    for path in _files():
+        rel = path.relative_to(ROOT).as_posix()
+        layer = layer_of(_module_name(path))
+        out.extend(f"{rel}:{line}: the {layer} layer imports {module}"
+                   for line, module in _imports(path) if not _may_import(layer, module))
+    return out
+
+
+def internal_reads() -> list[str]:
+    """Each internal of a game that a tool or a room reads, as `file:line: what`."""
+    out = []
+    for path in _files():
+        if layer_of(_module_name(path)) not in ("tools", "rooms"):
+            continue
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         # A function of that name called from a module (`unparse.program(...)`) reads no internal.
         called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and node.attr in INTERNALS and id(node) not in called
-                    and (rel, node.attr) not in ALLOWED):
-                out.append(f"{rel}:{node.lineno}: reads `.{node.attr}`")
-        for line, module in _imports(path):
-            if _is_engine(module) and module not in ROOM_MAY_IMPORT:
-                out.append(f"{rel}:{line}: imports {module}")
+        out.extend(f"{rel}:{node.lineno}: reads `.{node.attr}`" for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and node.attr in INTERNALS and id(node) not in called
+                   and (rel, node.attr) not in ALLOWED)
     return out
 
 
-def engine_violations() -> list[str]:
-    """Each room an engine module imports, as `file:line: what`."""
-    out = []
-    for path in _files(ENGINE_MODULES):
-        rel = path.relative_to(ROOT).as_posix()
-        out.extend(f"{rel}:{line}: imports the room {module}" for line, module in _imports(path) if _is_room(module))
-    return out
-
-
-def test_the_lists_name_files_that_exist():
-    for name in ROOM_PACKAGES:
-        assert (PACKAGE / name / "__init__.py").is_file(), name
-    for name in ROOM_MODULES + ENGINE_MODULES:
-        assert (PACKAGE / f"{name}.py").is_file(), name
+def test_every_module_stands_on_a_layer_and_the_lists_name_what_exists():
+    assert [p.relative_to(ROOT).as_posix() for p in _files() if layer_of(_module_name(p)) is None] == []
+    for names in LAYERS.values():
+        for name in names:
+            path = ROOT.joinpath(*name.split("."))
+            assert (path / "__init__.py").is_file() or path.with_suffix(".py").is_file(), name
+    for name in USER_MAY_IMPORT | {m for _, m in UPWARD}:
+        assert ROOT.joinpath(*name.split(".")).with_suffix(".py").is_file(), name
     assert all(Path(ROOT, f).is_file() for f, _ in ALLOWED)
 
 
-def test_rooms_use_the_engine_api_only():
-    assert room_violations() == []
+def test_imports_run_down_the_layers():
+    assert layer_violations() == []
 
 
-def test_the_engine_imports_no_room():
-    assert engine_violations() == []
+def test_tools_and_rooms_read_no_internal_of_a_game():
+    assert internal_reads() == []
 
 
 def test_the_engine_forwards_nothing():
@@ -136,19 +156,31 @@ def test_the_engine_forwards_nothing():
 
 
 def test_the_check_sees_what_it_forbids(tmp_path, monkeypatch):
-    """The checks find a room reading a game's internals, a room importing the run, and the engine
-    importing a room (in a small tree of its own under tmp_path; the real one stays as it is)."""
-    room = tmp_path / "interpreter" / "bots"
-    room.mkdir(parents=True)
-    (room / "greedy.py").write_text("from ..runtime import Run\n\ndef f(st, v):\n"
-                                    "    return st.pending['player'], v.skeleton, st.stack[-1]\n")
-    (tmp_path / "interpreter" / "view.py").write_text("def g():\n    from .bots import greedy\n")
+    """The checks find a room reading a game's internals and importing the run, the core importing a
+    room or the compiler, the compiler importing a tool, and a module on no layer (in a small tree of
+    its own under tmp_path; the real one stays as it is)."""
+    tree = tmp_path / "interpreter"
+    for folder in ("bots", "core", "compile", "tools"):
+        (tree / folder).mkdir(parents=True)
+    (tree / "bots" / "greedy.py").write_text("from ..core.runtime import Run\n\ndef f(st, v):\n"
+                                             "    return st.pending['player'], v.skeleton, st.stack[-1]\n")
+    (tree / "core" / "view.py").write_text("def g():\n    from ..bots import greedy\n")
+    (tree / "core" / "state.py").write_text("from ..compile.program import Program\n")
+    (tree / "compile" / "pysource.py").write_text("from ..tools import cli\nfrom ..tools.options import shown\n")
+    (tree / "tools" / "cli.py").write_text("from ..core.place import place\nfrom ..core import ir\n")
+    (tree / "loose.py").write_text("x = 1\n")
     here = sys.modules[__name__]
     monkeypatch.setattr(here, "ROOT", tmp_path)
-    monkeypatch.setattr(here, "PACKAGE", tmp_path / "interpreter")
-    found = room_violations()
-    assert "interpreter/bots/greedy.py:1: imports interpreter.runtime" in found
+    monkeypatch.setattr(here, "PACKAGE", tree)
+    found = layer_violations()
+    assert "interpreter/bots/greedy.py:1: the rooms layer imports interpreter.core.runtime" in found
+    assert "interpreter/core/view.py:2: the core layer imports interpreter.bots" in found
+    assert "interpreter/core/state.py:1: the core layer imports interpreter.compile.program" in found
+    assert "interpreter/compile/pysource.py:1: the compile layer imports interpreter.tools.cli" in found
+    assert "interpreter/tools/cli.py:2: the tools layer imports interpreter.core.ir" in found
+    # The allowed imports stay allowed: a place key for a tool, the option helpers for the compiler.
+    assert not [f for f in found if f.startswith(("interpreter/tools/cli.py:1:", "interpreter/compile/pysource.py:2:"))]
     assert {"interpreter/bots/greedy.py:4: reads `.pending`", "interpreter/bots/greedy.py:4: reads `.skeleton`",
-            "interpreter/bots/greedy.py:4: reads `.stack`"} <= set(found)
-    assert engine_violations() == ["interpreter/view.py:2: imports the room interpreter.bots",
-                                   "interpreter/view.py:2: imports the room interpreter.bots.greedy"]
+            "interpreter/bots/greedy.py:4: reads `.stack`"} == set(internal_reads())
+    with_loose = [p.relative_to(tmp_path).as_posix() for p in _files() if layer_of(_module_name(p)) is None]
+    assert with_loose == ["interpreter/loose.py"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from interpreter.agents import make_agents, play
+from interpreter.tools.agents import make_agents, play
 from interpreter.bots import AgentSpecError, Evaluation, parse_agents
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from interpreter.lab.figures import interval
 from interpreter.lab.tournament import play_pair
@@ -205,7 +205,7 @@ def test_mcts_with_a_time_budget_searches_and_chooses_a_legal_option():
 def _hidden_shuffled(engine, st, player, rng):
     """`st` with every card `player` does not see dealt again at random among the same places:
     the deck orders, the other players' hands, the face-down piles; what `player` sees is kept."""
-    from interpreter.view import _visibility, seen_in_place
+    from interpreter.core.view import _visibility, seen_in_place
     by_kind: dict = {}
     for key, cards in st.zones.items():
         vis = _visibility(engine.program, key)
@@ -299,7 +299,7 @@ def test_following_a_move_stops_where_the_phase_ends():
     # would play on through the round's end. It stops when the phase or the round changes.
     from interpreter.bots.evaluation import Evaluation as Ev
     from interpreter.bots.lookahead import finish_move, where
-    from interpreter.chance import Sampler
+    from interpreter.core.chance import Sampler
     engine = Engine.load(ROOT / "rulesets" / "solo.lf")
     st = engine.new_game(1, 3)
     at = where(st)
@@ -372,7 +372,7 @@ def test_mcts_judges_a_draw_through_the_players_next_move_in_the_round():
 def test_play_through_next_move_stops_when_that_move_is_over():
     from interpreter.bots.evaluation import Evaluation as Ev
     from interpreter.bots.lookahead import play_through_next_move, where
-    from interpreter.chance import Sampler
+    from interpreter.core.chance import Sampler
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     st = _first_decision(engine, 2, 3, "guardians")
     seat, at = st.pending["player"], where(st)

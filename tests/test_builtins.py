@@ -6,11 +6,11 @@ import inspect
 
 import pytest
 
-from interpreter import library, pysource
-from interpreter.agents import make_agents, play
+from interpreter.compile import library, pysource
+from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine
-from interpreter.runtime import GameError
-from interpreter.trace import ListSink, render
+from interpreter.core.runtime import GameError
+from interpreter.tools.trace import ListSink, render
 from rulesdsl import resolver
 from rulesdsl.builtins import BUILTINS, SHAPES
 from rulesdsl.checker import Checker

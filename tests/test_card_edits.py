@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.agents import make_agents, play
-from interpreter.cli import main
+from interpreter.tools.agents import make_agents, play
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from rulesdsl.errors import CardError, CheckError
 

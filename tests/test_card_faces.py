@@ -112,7 +112,7 @@ def test_turn_shows_another_face(tmp_path):
 
 
 def test_turning_to_a_face_the_card_lacks_stops_the_game(tmp_path):
-    from interpreter.runtime import GameError
+    from interpreter.core.runtime import GameError
     engine = load(tmp_path, RULES.replace("turn c to f", "turn c to bottom"))
     with pytest.raises(GameError) as err:
         play(engine, 1, {0: 0, 1: 0})  # Elm: a top, no bottom
@@ -203,7 +203,7 @@ def test_mistakes_in_a_cards_faces_are_placed_in_the_database(tmp_path, change, 
 
 
 def test_a_card_turned_in_a_hand_is_not_named_in_the_other_players_trace(tmp_path):
-    from interpreter.view import PlayerSink
+    from interpreter.core.view import PlayerSink
     rules = RULES.replace("zone table: row of Card per player", "zone table: row of Card per player\nzone hand: row of Card private per player").replace(
         "            move c to p.table\n", "            move c to p.hand\n            turn c to back\n            move c to p.table\n").replace(
         "                turn c to f\n", "")

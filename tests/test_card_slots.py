@@ -184,7 +184,7 @@ def test_mistakes_with_counters_and_slots_are_positioned_errors(tmp_path, change
 
 
 def test_the_slot_of_no_card_stops_the_game_with_a_positioned_error(tmp_path):
-    from interpreter.runtime import GameError
+    from interpreter.core.runtime import GameError
     engine = load(tmp_path, RULES.replace("let h = first(p.table)", "let h = first(p.table where it.tops == 9)"))
     with pytest.raises(GameError) as err:
         play(engine, 1)
@@ -194,7 +194,7 @@ def test_the_slot_of_no_card_stops_the_game_with_a_positioned_error(tmp_path):
 
 
 def test_a_card_cannot_go_into_its_own_slot_or_one_it_holds(tmp_path):
-    from interpreter.runtime import GameError
+    from interpreter.core.runtime import GameError
     rules = RULES.replace("if room(h, above) > 0 { move c to slot(h, above) } else { move c to slot(h, tucked) }",
                           "move c to slot(h, tucked)\n            move h to slot(c, tucked)")
     with pytest.raises(GameError) as err:

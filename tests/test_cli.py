@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 
 from .conftest import ROOT
 
@@ -124,7 +124,7 @@ def test_bad_scenario_file(tmp_path, capsys):
 @pytest.mark.parametrize("argv", [["check", "x.lf"], ["run", BASE, "--agents", "nobody"],
                                   ["run", BASE, "--players", "9"]])
 def test_no_traceback_in_a_subprocess(argv):
-    r = subprocess.run([sys.executable, "-m", "interpreter.cli", *argv], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "interpreter.tools.cli", *argv], capture_output=True, text=True,
                        cwd=ROOT)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and r.stderr.strip()
@@ -132,7 +132,7 @@ def test_no_traceback_in_a_subprocess(argv):
 
 def test_closed_pipe_ends_quietly():
     """`lfdsl run ... | head -1`: the reader leaves early; the run ends with exit 0 and no message."""
-    proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / "duel.lf")],
+    proc = subprocess.Popen([sys.executable, "-m", "interpreter.tools.cli", "run", str(ROOT / "rulesets" / "duel.lf")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     first = proc.stdout.readline()
     proc.stdout.close()

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from interpreter.lab import games, show
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.agents import make_agents, play
+from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine
 
 from .conftest import ROOT, scenario_passes

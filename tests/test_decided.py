@@ -7,7 +7,7 @@ import attrs
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.pysource import SourceCompiler
+from interpreter.compile.pysource import SourceCompiler
 from rulesdsl import ast as A
 from rulesdsl.checker import ANY, READS, Reads
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from interpreter.cli import main, summary
+from interpreter.tools.cli import main, summary
 from rulesdsl import ast as A
 from rulesdsl.checker import check
 from rulesdsl.errors import SHOWN, CheckError, Diagnostic, LanguageError, ParseError, at, make

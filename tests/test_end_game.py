@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.trace import ListSink
+from interpreter.tools.trace import ListSink
 
 from .conftest import ROOT
 
@@ -133,7 +133,7 @@ def test_scores_no_win_line_reads_wait_for_the_end(tmp_path):
     (tmp_path / "lazy.lf").write_text(LAZY_RULES.replace("WIN", "share > 99"))
     engine = Engine.load(tmp_path / "lazy.lf")
     assert not engine.program.victory_lazy
-    from interpreter.runtime import GameError
+    from interpreter.core.runtime import GameError
     with pytest.raises(GameError) as err:
         engine.new_game(2, 1)
     assert "lazy.lf:" in str(err.value)

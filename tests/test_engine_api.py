@@ -1,6 +1,6 @@
 """What the engine's API gives the rooms in place of a game's internals: the pending decision
 (`Engine.decision`, `current_player`, `option_count`), the places of a view (`Engine.places`), and
-the decision records behind them (interpreter/ir.py), which keep the JSON shape states and views
+the decision records behind them (interpreter/core/ir.py), which keep the JSON shape states and views
 have always written."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from interpreter import ir
+from interpreter.core import ir
 from interpreter.engine import Decision, Engine
 
 from .conftest import ROOT

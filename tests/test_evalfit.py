@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from interpreter.lab import evalfit
 

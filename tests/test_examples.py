@@ -11,7 +11,7 @@ POND = ROOT / "examples" / "pond"
 
 
 def lfdsl(*args):
-    return subprocess.run([sys.executable, "-m", "interpreter.cli", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "interpreter.tools.cli", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
 
 

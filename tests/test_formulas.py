@@ -119,7 +119,7 @@ def test_a_formula_field_belongs_to_cards_only(tmp_path):
 
 
 def test_formulas_that_run_one_another_forever_stop_with_a_clear_error(tmp_path):
-    from interpreter.runtime import GameError
+    from interpreter.core.runtime import GameError
     rules = RULES.replace("def flat(c, p, n) = n", "def flat(c, p, n) = n + call(c.points, c, p)")
     engine = load(tmp_path, rules)
     with pytest.raises(GameError) as err:

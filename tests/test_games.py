@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from interpreter.agents import make_agents, play
-from interpreter.trace import ListSink, render
+from interpreter.tools.agents import make_agents, play
+from interpreter.tools.trace import ListSink, render
 
 from .conftest import ROOT
 
@@ -86,7 +86,7 @@ def test_trace_schema(base_engine):
 def _trace_in_subprocess(folder, hashseed: str, ruleset: str, players: str) -> bytes:
     env = dict(os.environ, PYTHONHASHSEED=hashseed)
     out = folder / f"trace-{hashseed}-{ruleset}.jsonl"
-    subprocess.run([sys.executable, "-m", "interpreter.cli", "run", str(ROOT / "rulesets" / ruleset),
+    subprocess.run([sys.executable, "-m", "interpreter.tools.cli", "run", str(ROOT / "rulesets" / ruleset),
                     "--players", players, "--seed", "11", "--quiet", "--trace", str(out)],
                    check=True, env=env, cwd=ROOT, capture_output=True)
     return out.read_bytes()

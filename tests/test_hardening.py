@@ -156,7 +156,7 @@ victory for p after x { win if n >= 0 rank by 0 }
 
 
 def test_a_game_has_a_total_step_ceiling(tmp_path, monkeypatch):
-    import interpreter.runtime as engine_module
+    import interpreter.core.runtime as engine_module
     monkeypatch.setattr(engine_module, "MAX_GAME_STEPS", 500)
     path = write_rules(tmp_path, """
 counter n = 0
@@ -178,7 +178,7 @@ def test_an_engine_fault_is_an_internal_error_not_the_rulesets(tmp_path, monkeyp
 
     def broken(*args):
         raise KeyError("i1")
-    import interpreter.runtime as runtime
+    import interpreter.core.runtime as runtime
     monkeypatch.setattr(runtime.Run, "set_counter", broken)
     with pytest.raises(InternalError) as info:
         engine.new_game(2, 0)
@@ -211,7 +211,7 @@ victory for p after x { win if n > 0 rank by 0 }
 
 
 def test_the_cli_reports_an_unexpected_fault_without_a_traceback(tmp_path, capsys, monkeypatch):
-    from interpreter import cli
+    from interpreter.tools import cli
     monkeypatch.setattr(cli, "cmd_check", lambda args: {}["boom"])
     assert cli.main(["check", "rulesets/base.lf"]) == cli.EXIT_INTERNAL
     err = capsys.readouterr().err
@@ -220,21 +220,21 @@ def test_the_cli_reports_an_unexpected_fault_without_a_traceback(tmp_path, capsy
 
 @pytest.mark.parametrize("value", ["٣", "３", "+3", "1_000", " 3"])
 def test_player_counts_and_seeds_take_ascii_digits_only(capsys, value):
-    from interpreter import cli
+    from interpreter.tools import cli
     for option in ("--players", "--seed"):
         assert cli.main(["run", "rulesets/duel.lf", option, value]) == cli.EXIT_STATIC
         assert capsys.readouterr().err.startswith(f"{option}:1:1: {option} takes a whole number, not `{value}`")
 
 
 def test_a_set_without_a_value_is_positioned(capsys):
-    from interpreter import cli
+    from interpreter.tools import cli
     assert cli.main(["check", "rulesets/solo.lf", "--set", "difficulty=2", "--set", "goal"]) == cli.EXIT_STATIC
     err = capsys.readouterr().err
     assert err.startswith("--set:2:5: `--set` takes name=value\n    goal\n        ^")
 
 
 def test_a_scenario_cannot_put_a_card_where_its_kind_does_not_go(tmp_path):
-    from interpreter.scenario import ScenarioError, run_scenario
+    from interpreter.tools.scenario import ScenarioError, run_scenario
     text = (ROOT / "tests" / "scenarios" / "solo" / "lose_eighth_fire.toml").read_text()
     bad = tmp_path / "s.toml"
     bad.write_text(text.replace('"P1.line" = ["Dolphin",', '"P1.line" = ["Fire 2",'))
@@ -272,7 +272,7 @@ def test_a_long_chain_of_definitions_is_a_check_error(tmp_path):
 
 
 def test_cards_and_counter_keys_are_capped(tmp_path, monkeypatch):
-    from interpreter import boards, zones
+    from interpreter.core import boards, zones
     monkeypatch.setattr(zones, "MAX_CARDS", 50)
     monkeypatch.setattr(boards, "MAX_KEYS", 20)
     path = write_rules(tmp_path, """

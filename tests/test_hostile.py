@@ -63,16 +63,16 @@ def cpu_limit() -> float:
 
 # The CLI's entry with some modules made unimportable, as if they were not installed.
 WITHOUT = ("import sys\nfor m in sys.argv[1].split(','): sys.modules[m] = None\n"
-           "from interpreter.cli import main\nsys.exit(main(sys.argv[2:]))")
+           "from interpreter.tools.cli import main\nsys.exit(main(sys.argv[2:]))")
 
 
 def lfdsl(*argv, cwd=None, limit=None, without=(), memory=MEMORY_LIMIT) -> tuple[int | None, str, str, float]:
-    """Run `python -m interpreter.cli ARGV`, with the modules `without` unimportable; returns (exit
+    """Run `python -m interpreter.tools.cli ARGV`, with the modules `without` unimportable; returns (exit
     code or None on a hang, stdout, stderr, CPU seconds of the child). Standard input is a pipe
     nobody writes to and nobody closes; `memory` bounds the child's address space."""
     limit = cpu_limit() if limit is None else limit  # worked out here, never in the child
     env = dict(os.environ, LFDSL_CANARY=CANARY, PYTHONPATH=str(ROOT))
-    entry = ["-c", WITHOUT, ",".join(without)] if without else ["-m", "interpreter.cli"]
+    entry = ["-c", WITHOUT, ",".join(without)] if without else ["-m", "interpreter.tools.cli"]
     quiet_in, keep_open = os.pipe()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.runtime import GameError
-from interpreter.trace import ListSink
+from interpreter.core.runtime import GameError
+from interpreter.tools.trace import ListSink
 
 from .test_hostile import GAME, HOSTILE, ROUND, _folder, assert_clean_end, lfdsl
 

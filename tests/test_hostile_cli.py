@@ -158,7 +158,7 @@ def test_tune_takes_any_seed_of_the_command_line():
 def test_leading_zeros_do_not_make_a_small_number_huge():
     """Thousands of leading zeros are a number's padding, not its size: the value is read, and
     a number past the bounds is still refused without converting every digit."""
-    from interpreter.options import BoundError, whole
+    from interpreter.tools.options import BoundError, whole
     assert whole("0" * 5000 + "5", 1, 10) == 5
     assert whole("-" + "0" * 5000 + "5", -10, 10) == -5
     assert whole("-0", -1, 1) == 0

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from interpreter import cli
+from interpreter.tools import cli
 from interpreter.engine import Engine
-from interpreter.replay import TRACE_MAX_BYTES, ReplayError, replay
+from interpreter.tools.replay import TRACE_MAX_BYTES, ReplayError, replay
 from interpreter.table.session import SaveError, Table
 
 from .test_hostile import CANARY, GAME, ROUND, _folder, assert_clean_end, lfdsl

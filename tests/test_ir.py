@@ -1,4 +1,4 @@
-"""The instruction records bodies are lowered to (interpreter/ir.py), and the back end built on them.
+"""The instruction records bodies are lowered to (interpreter/core/ir.py), and the back end built on them.
 
 That the closures built from the records behave exactly as before is shown by the golden traces
 (tests/test_games.py), the scenarios and the determinism tests, which every game played through
@@ -11,8 +11,8 @@ import pickle
 import attrs
 import pytest
 
-from interpreter import ir
-from interpreter.backend import Backend
+from interpreter.core import ir
+from interpreter.compile.backend import Backend
 from interpreter.engine import Engine
 
 from .conftest import ROOT
@@ -191,7 +191,7 @@ def test_a_pick_compiles_its_expressions_in_written_order(tmp_path, monkeypatch)
     """Which `def` calls are compiled in place depends on the order of compilation (the inlining
     allowance is spent first come, first served), so the back end keeps the written order even
     where a pick's budget is evaluated by the record before its head."""
-    from interpreter.pysource import SourceCompiler as compiler
+    from interpreter.compile.pysource import SourceCompiler as compiler
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "small.lf").write_text(SMALL)
     pick_line = next(i for i, line in enumerate(SMALL.splitlines(), 1) if "pick c in" in line)

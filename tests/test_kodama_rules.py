@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.scenario import run_scenario
+from interpreter.tools.scenario import run_scenario
 
 from .conftest import final_state, scenario_passes
 

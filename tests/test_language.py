@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.agents import make_agents, play
+from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine, GameError
-from interpreter.trace import ListSink
+from interpreter.tools.trace import ListSink
 
 from .conftest import ROOT
 
@@ -315,7 +315,7 @@ def test_win_ends_the_game_at_once_with_seat_names(links):
 
 
 def test_list_built_ins(links, tmp_path):
-    from interpreter.scenario import Runner
+    from interpreter.tools.scenario import Runner
     st = links.new_game(2, 5)
     runner = Runner.__new__(Runner)
     runner.engine, runner.path = links, tmp_path / "x"

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.agents import make_agents, play
-from interpreter.cli import main
+from interpreter.tools.agents import make_agents, play
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
-from interpreter.trace import ListSink, render
+from interpreter.tools.trace import ListSink, render
 from rulesdsl import unparse
 from rulesdsl.errors import CheckError
 from rulesdsl.layers import load_ruleset
@@ -51,7 +51,7 @@ def test_the_child_plays_with_its_changes():
 
 
 def test_amend_def_adds_to_the_lower_value(tmp_path):
-    from interpreter.scenario import Runner
+    from interpreter.tools.scenario import Runner
     engine = Engine.load(LAYERS / "child.lf")
     st = engine.new_game(2, 1)
     st.counters["points"] = [3, 0]

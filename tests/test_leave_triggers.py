@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.trace import ListSink
+from interpreter.tools.trace import ListSink
 from rulesdsl.errors import LanguageError
 
 from .conftest import ROOT

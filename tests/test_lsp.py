@@ -39,7 +39,7 @@ class Client:
     def __init__(self, preexec_fn=None, deadline=60.0):
         self._errors = tempfile.TemporaryFile()
         env = dict(os.environ, LFDSL_CANARY=CANARY)
-        self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.cli", "lsp"], cwd=ROOT, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "interpreter.tools.cli", "lsp"], cwd=ROOT, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errors,
                                      preexec_fn=preexec_fn)
         self._watchdog = threading.Timer(deadline, self.proc.kill)

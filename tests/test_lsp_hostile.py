@@ -9,7 +9,7 @@ import json
 import resource
 from unittest.mock import ANY
 
-from interpreter.lsp import EXIT_BAD_INPUT, FRAME_MAX_BYTES, End, Frames, Refused
+from interpreter.tools.lsp import EXIT_BAD_INPUT, FRAME_MAX_BYTES, End, Frames, Refused
 
 from .conftest import ROOT
 from .test_hostile import CANARY, MEMORY_LIMIT

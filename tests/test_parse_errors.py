@@ -102,7 +102,7 @@ def test_invalid_utf8_is_positioned(tmp_path):
 
 
 def test_invalid_utf8_through_the_cli(tmp_path):
-    from interpreter.cli import main
+    from interpreter.tools.cli import main
     path = tmp_path / "bad.lf"
     path.write_bytes(b'\xff\xfe')
     err = io.StringIO()

@@ -10,8 +10,8 @@ import json
 
 import tomli_w
 
-from interpreter.cli import build_parser, main, play_app
-from interpreter.plaintext import visible
+from interpreter.tools.cli import build_parser, main, play_app
+from interpreter.tools.plaintext import visible
 
 from .conftest import ROOT
 

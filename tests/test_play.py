@@ -13,7 +13,7 @@ import pytest
 from interpreter.engine import Engine
 from interpreter.table.app import Cover, PlayApp, board_text, rule_text
 from interpreter.table.session import SaveError, Table
-from interpreter.trace import JsonLinesSink
+from interpreter.tools.trace import JsonLinesSink
 
 from .conftest import ROOT
 
@@ -29,7 +29,7 @@ def _duel_table(agents: str, seed: int = 3):
 
 
 def test_a_whole_duel_is_played_at_the_table_with_the_keyboard():
-    from interpreter.cli import build_parser, play_app
+    from interpreter.tools.cli import build_parser, play_app
     args = build_parser().parse_args(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "1",
                                       "--agents", "human,random", "--seed", "3"])
     app = play_app(args)  # what `lfdsl play rulesets/duel.lf --seat 1 --agents human,random` opens
@@ -211,13 +211,13 @@ def test_the_rule_being_decided_is_shown_from_its_source():
 
 
 def test_the_command_refuses_a_seat_that_does_not_exist(capsys):
-    from interpreter.cli import main
+    from interpreter.tools.cli import main
     assert main(["play", str(ROOT / "rulesets" / "duel.lf"), "--seat", "3"]) == 2
     assert "--seat takes a seat from 1 to 2, not 3" in capsys.readouterr().err
 
 
 def test_resume_needs_no_ruleset_and_says_what_is_wrong(tmp_path, capsys):
-    from interpreter.cli import main
+    from interpreter.tools.cli import main
     assert main(["play"]) == 2
     assert "play needs a ruleset, or --resume FILE" in capsys.readouterr().err
     (tmp_path / "not.json").write_text("{}")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
-from interpreter.params import ParamError
-from interpreter.scenario import ScenarioError, run_scenario
+from interpreter.compile.params import ParamError
+from interpreter.tools.scenario import ScenarioError, run_scenario
 from rulesdsl.cards import cross_check, load_cards, merge_cards
 from rulesdsl.checker import check
 from rulesdsl.errors import CardError, LanguageError
@@ -259,7 +259,7 @@ def test_failed_comparison_shows_both_sides(capsys):
 
 
 def test_scenario_errors_have_no_traceback_in_a_subprocess():
-    r = subprocess.run([sys.executable, "-m", "interpreter.cli", "test", BASE,
+    r = subprocess.run([sys.executable, "-m", "interpreter.tools.cli", "test", BASE,
                         f"{SCENARIOS}/counter_not_number.toml"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and "Error" not in r.stderr and "not supported" not in r.stderr

@@ -1,9 +1,9 @@
 """One engine, many games: nothing that belongs to one game lives on the engine (issue 9's defects)."""
 from __future__ import annotations
 
-from interpreter.agents import make_agents
+from interpreter.tools.agents import make_agents
 from interpreter.engine import Engine
-from interpreter.trace import ListSink
+from interpreter.tools.trace import ListSink
 
 from .conftest import ROOT
 from .test_language import write_rules
@@ -56,8 +56,8 @@ def test_a_clone_is_independent_and_plays_the_same_game():
 
 WORKER = """
 import io, os, pickle, sys
-from interpreter.agents import make_agents, play
-from interpreter.trace import JsonLinesSink
+from interpreter.tools.agents import make_agents, play
+from interpreter.tools.trace import JsonLinesSink
 pickled = sys.stdin.buffer.read()
 os.chdir(sys.argv[1])  # nothing of the project can be read from here
 engine = pickle.loads(pickled)
@@ -76,8 +76,8 @@ def test_an_engine_pickles_and_a_worker_plays_the_same_game(tmp_path, monkeypatc
     import subprocess
     import sys
 
-    from interpreter.agents import play
-    from interpreter.trace import JsonLinesSink
+    from interpreter.tools.agents import play
+    from interpreter.tools.trace import JsonLinesSink
     monkeypatch.chdir(ROOT)
     engine = Engine.load("rulesets/solo.lf", params={"difficulty": "4"})
     out = io.StringIO()
@@ -96,8 +96,8 @@ def _json_trace(engine, players, seed, agent_seed):
     """A game played alone, start to end: its JSON Lines trace."""
     import io
 
-    from interpreter.agents import play
-    from interpreter.trace import JsonLinesSink
+    from interpreter.tools.agents import play
+    from interpreter.tools.trace import JsonLinesSink
     out = io.StringIO()
     sink = JsonLinesSink(out)
     st = engine.new_game(players, seed, sink=sink)
@@ -108,7 +108,7 @@ def _json_trace(engine, players, seed, agent_seed):
 def test_interleaved_games_of_two_sizes_and_100_rollouts_leave_every_trace_as_if_played_alone():
     import io
 
-    from interpreter.trace import JsonLinesSink
+    from interpreter.tools.trace import JsonLinesSink
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     alone = {n: _json_trace(engine, n, 30 + n, 7) for n in (2, 4)}
     games = {}
@@ -204,7 +204,7 @@ def test_option_ids_do_not_depend_on_how_hidden_cards_were_dealt():
 
 # ---- explicit chance --------------------------------------------------------------------------
 def test_by_default_the_seed_decides_and_a_chance_source_can_replace_it():
-    from interpreter.chance import ChanceEvent, Recorder, Sampler, Scripted
+    from interpreter.core.chance import ChanceEvent, Recorder, Sampler, Scripted
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     plain, seeded = engine.new_game(2, 8), engine.new_game(2, 8)
     assert plain.to_json() == seeded.to_json()
@@ -229,7 +229,7 @@ def test_by_default_the_seed_decides_and_a_chance_source_can_replace_it():
 def test_a_pick_can_be_enumerated_outcome_by_outcome(tmp_path):
     import pytest
 
-    from interpreter.chance import Recorder, Sampler, Scripted
+    from interpreter.core.chance import Recorder, Sampler, Scripted
     path = write_rules(tmp_path, """
 counter got = 0
 round { phase x each p { choose { option go { set got = random([10, 20, 30]) } } } }

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from interpreter import cli
-from interpreter.replay import ReplayError, replay
+from interpreter.tools import cli
+from interpreter.tools.replay import ReplayError, replay
 
 from .conftest import ROOT
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from interpreter.engine import Engine
-from interpreter.trace import ListSink
+from interpreter.tools.trace import ListSink
 from rulesdsl import ast as A
 from rulesdsl.checker import check
 from rulesdsl.errors import CheckError

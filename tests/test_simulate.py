@@ -8,7 +8,7 @@ import re
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from interpreter.lab import figures, games
 

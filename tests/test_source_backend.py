@@ -1,4 +1,4 @@
-"""The expression compiler (interpreter/pysource.py): generated text that no ruleset can write Python
+"""The expression compiler (interpreter/compile/pysource.py): generated text that no ruleset can write Python
 into, expressions nested deeper than Python parses, tracebacks through generated code, and runs of
 records that behave as the records one by one. That its games are the rules' games is shown by the
 golden traces, the scenarios and the determinism tests."""
@@ -12,12 +12,12 @@ import traceback
 
 import pytest
 
-from interpreter.agents import make_agents, play
+from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine
-from interpreter import pysource
-from interpreter.backend import Backend
-from interpreter.library import FUNCTIONS
-from interpreter.runtime import GameError
+from interpreter.compile import pysource
+from interpreter.compile.backend import Backend
+from interpreter.compile.library import FUNCTIONS
+from interpreter.core.runtime import GameError
 
 from .conftest import ROOT
 
@@ -176,7 +176,7 @@ def test_fits_answers_as_a_search_from_the_anchor_does():
     """`fits` works from the linked groups of the grid, remembered per grid content; on random
     grids of pipes it answers as a plain search over the grid with the card placed does."""
     import random
-    from interpreter.runtime import Run
+    from interpreter.core.runtime import Run
     engine = Engine.load(ROOT / "tests" / "rulesets" / "links.lf")
     st = engine.new_game(2, 1)
     rt = Run(engine.program, st)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from interpreter.engine import Engine
-from interpreter.trace import ListSink, render
+from interpreter.tools.trace import ListSink, render
 
 from .conftest import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interpreter.cli import main
+from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from rulesdsl import unparse
 from rulesdsl.errors import ParseError
@@ -92,7 +92,7 @@ def test_run_header_carries_the_layer_name(ruleset, name, capsys):
 
 def test_base_game_names_the_goal_met(base_engine):
     st = base_engine.new_game(2, 11)
-    from interpreter.agents import make_agents, play
+    from interpreter.tools.agents import make_agents, play
     play(base_engine, st, make_agents("random", 2, 11), None)
     assert st.result["reason"].split(";")[0] in (
         "different trees reached the goal", "fires reached the goal", "flowers reached the goal")

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from interpreter.agents import make_agents
+from interpreter.tools.agents import make_agents
 from interpreter.engine import Engine
-from interpreter.view import _visibility, seen_in_place
+from interpreter.core.view import _visibility, seen_in_place
 
 from .conftest import ROOT
 
@@ -290,7 +290,7 @@ def test_running_bodies_name_cards_by_place_not_by_number(engines, ruleset):
     """Locals holding cards are written as the card's rank in the walk of the places (zones in
     order, bottom to top, then grid cells in order, then the cards' slots), never as its number in
     the game."""
-    from interpreter.view import _card_locals
+    from interpreter.core.view import _card_locals
     engine = engines[ruleset]
     shapes = _card_locals(engine.program)
     checked = 0

@@ -1,5 +1,5 @@
-"""Who sees what: one authority (interpreter/visibility.py) answers for a player's view, the public
-trace and each player's trace, over places read by one parser (interpreter/place.py)."""
+"""Who sees what: one authority (interpreter/core/visibility.py) answers for a player's view, the public
+trace and each player's trace, over places read by one parser (interpreter/core/place.py)."""
 from __future__ import annotations
 
 import copy
@@ -9,10 +9,10 @@ import re
 import attrs
 import pytest
 
-from interpreter.agents import make_agents, play
+from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine
-from interpreter.trace import render
-from interpreter.view import PlayerSink
+from interpreter.tools.trace import render
+from interpreter.core.view import PlayerSink
 
 from .conftest import ROOT
 
@@ -124,7 +124,7 @@ def test_each_players_trace_is_unchanged(sights, text_snapshot, game, players, s
 
 # ---- Place: one parser of keys, one writer ------------------------------------------------------
 def test_place_reads_every_key_of_the_shipped_rulesets_and_writes_it_back():
-    from interpreter.place import Place, place
+    from interpreter.core.place import Place, place
     kinds = set()
     for ruleset in ("base", "kodama", "solo", "duel", "dartmoor"):
         engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
@@ -153,7 +153,7 @@ def test_place_reads_every_key_of_the_shipped_rulesets_and_writes_it_back():
 
 
 def test_a_place_is_a_frozen_slotted_value_read_once():
-    from interpreter.place import Place, place
+    from interpreter.core.place import Place, place
     where = place("#17.above")
     assert where.slot and not place("P1.hand").slot and where == Place("above", host=17)
     assert hash(where) == hash(Place("above", host=17)) and not hasattr(where, "__dict__")
@@ -171,7 +171,7 @@ def test_no_module_of_the_engine_or_its_rooms_splits_a_key_by_hand():
     found = []
     for path in sorted((ROOT / "interpreter").rglob("*.py")) + sorted((ROOT / "rulesdsl").rglob("*.py")):
         name = path.relative_to(ROOT).as_posix()
-        if name != "interpreter/place.py":
+        if name != "interpreter/core/place.py":
             found += [f"{name}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1)
                       if hand_made.search(line) and not modules.search(line)]
     assert found == []
@@ -179,7 +179,7 @@ def test_no_module_of_the_engine_or_its_rooms_splits_a_key_by_hand():
 
 # ---- the authority ------------------------------------------------------------------------------
 def test_the_authority_says_who_sees_each_kind_of_place(sights):
-    from interpreter.visibility import sees, visibility
+    from interpreter.core.visibility import sees, visibility
     prog = sights.program
     assert [visibility(prog, k) for k in ("stock", "shelf", "table", "P1.hand", "P2.mat", "vault", "#5.under", "#5.over")] == [
         "hidden", "top", "public", "private", "private", "hidden", "hidden", "public"]
@@ -213,7 +213,7 @@ def test_a_slot_is_seen_as_it_is_declared_wherever_its_card_lies(sights):
 
 
 def test_the_view_and_a_players_trace_ask_the_same_authority(sights):
-    from interpreter.visibility import sees
+    from interpreter.core.visibility import sees
     events = events_of(sights, 2, 4)
     st = sights.new_game(2, 4)
     play(sights, st, make_agents("random", 2, 4), max_decisions=3)
@@ -247,8 +247,8 @@ def test_the_public_trace_hides_a_card_no_player_sees_where_it_was_nor_where_it_
 
 
 def test_a_players_trace_takes_card_numbers_out_of_the_events_structure_not_its_text(sights):
-    from interpreter import view, visibility
-    from interpreter.visibility import CardCounterName, player_event
+    from interpreter.core import view, visibility
+    from interpreter.core.visibility import CardCounterName, player_event
     assert not hasattr(view, "re") and not hasattr(visibility, "re")  # no pattern over written text
     prog = sights.program
     label = CardCounterName("marks", "Red", 17)

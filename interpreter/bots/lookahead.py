@@ -4,7 +4,7 @@ every player's moves by the greedy rule until a player's next move in the round 
 ("play through the next move")."""
 from __future__ import annotations
 
-from ..chance import Sampler
+from ..core.chance import Sampler
 from ..engine import GameError
 
 

@@ -28,7 +28,7 @@ import math
 import random
 import time
 
-from ..chance import Sampler
+from ..core.chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
 from .lookahead import after, finish_move, where

@@ -9,7 +9,7 @@ did. The packages are the optional extra `lfdsl[rl]`; docs/agents.md shows a ran
 """
 from __future__ import annotations
 
-from ..extras import install_hint, missing_extra
+from ..tools.extras import install_hint, missing_extra
 
 try:
     from .aec import RulesetAECEnv

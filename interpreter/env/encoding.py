@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..place import place as place_of
+from ..core.place import place as place_of
 
 LIMIT = 1e6
 MAX_CELL_BITS = 100
@@ -113,7 +113,7 @@ class ObservationEncoder:
 
     # ---- encoding ---------------------------------------------------------------------------------
     def encode(self, view) -> np.ndarray:
-        """The vector of `view` (interpreter.view.View), of length `size`."""
+        """The vector of `view` (interpreter.core.view.View), of length `size`."""
         out = np.zeros(self.size, dtype=np.float32)
         n = self.players
         me = view.player

@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..agents import decide, make_agents
+from ..tools.agents import decide, make_agents
 from ..engine import Engine
 from .aec import MAX_OPTIONS, state_text
 from .encoding import LIMIT, ObservationEncoder

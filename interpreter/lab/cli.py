@@ -11,10 +11,10 @@ import sys
 from rulesdsl.errors import Diagnostic, count_of, suggest, visible
 from rulesdsl.limits import MAX_ROUND_LIMIT
 
-from .. import options as opt
-from ..commands import (EXIT_INCOMPLETE, EXIT_OK, Incomplete, UsageError, _agents_for, _load, _params,
+from ..tools import options as opt
+from ..tools.commands import (EXIT_INCOMPLETE, EXIT_OK, Incomplete, UsageError, _agents_for, _load, _params,
                         _players_for, add_common, add_search)
-from ..params import ParamError, Typed, resolve_params
+from ..compile.params import ParamError, Typed, resolve_params
 
 
 def register(sub) -> None:

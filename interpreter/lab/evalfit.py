@@ -28,7 +28,7 @@ import numpy as np
 
 from rulesdsl.errors import count_of
 
-from ..agents import decide, make_agents
+from ..tools.agents import decide, make_agents
 from ..bots.evaluation import Evaluation
 from ..engine import LimitError
 

@@ -12,7 +12,7 @@ import time
 
 from rulesdsl.errors import Diagnostic
 
-from ..agents import make_agents
+from ..tools.agents import make_agents
 from ..engine import GameError, InternalError, LimitError
 
 

@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..plaintext import visible  # noqa: E402
+from ..tools.plaintext import visible  # noqa: E402
 from . import show  # noqa: E402
 from .figures import unfinished  # noqa: E402
 

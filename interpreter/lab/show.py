@@ -1,6 +1,6 @@
 """What a person sees of a simulation: a live progress bar (games done, games per second, time
 left) and the summary tables, drawn with Rich. A ruleset's words fill their cells as plain strings:
-print them with `console()`, which reads no markup in them (interpreter/plaintext.py)."""
+print them with `console()`, which reads no markup in them (interpreter/tools/plaintext.py)."""
 from __future__ import annotations
 
 from rich.console import Console
@@ -8,7 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
-from ..plaintext import PlainConsole, plain
+from ..tools.plaintext import PlainConsole, plain
 from .figures import unfinished
 
 

@@ -10,7 +10,7 @@ import statistics
 
 import attrs
 
-from ..agents import make_agents, play
+from ..tools.agents import make_agents, play
 from ..engine import LimitError
 from .figures import interval
 

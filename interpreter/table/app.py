@@ -10,7 +10,7 @@ source lines), `q` quits (saving first with `--save FILE`). With several people 
 
 Everything the screen shows from the ruleset (names, prompts, labels, messages, source lines) and
 from the command line (a file's path) goes to Textual as text, never as markup
-(interpreter/plaintext.py): a card named `[/]` or `[link=...]` reads as it is written.
+(interpreter/tools/plaintext.py): a card named `[/]` or `[link=...]` reads as it is written.
 """
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from ..place import place
-from ..plaintext import plain, visible
-from ..trace import render
+from ..core.place import place
+from ..tools.plaintext import plain, visible
+from ..tools.trace import render
 from .session import Table
 
 MAX_EVENT_LINES = 300

@@ -7,8 +7,8 @@ import os
 
 from rulesdsl.errors import count_of
 
-from .. import options as opt
-from ..commands import EXIT_OK, UsageError, _load, _players_for, _search, add_search
+from ..tools import options as opt
+from ..tools.commands import EXIT_OK, UsageError, _load, _players_for, _search, add_search
 
 
 def register(sub) -> None:

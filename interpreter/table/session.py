@@ -22,10 +22,10 @@ from rulesdsl.errors import Diagnostic, LanguageError, count_of
 from rulesdsl.files import DATA_MAX_BYTES, RULES_MAX_BYTES, FileRefused, NotUtf8, Project, decode, digest, read_bytes
 from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_PLAYERS
 
-from ..agents import decide, make_agents
+from ..tools.agents import decide, make_agents
 from ..bots import AgentSpecError, parse_agents
 from ..engine import Engine
-from ..records import Doc, check_loaded, kind_of, load_engine, locate, relative_to, shown
+from ..tools.records import Doc, check_loaded, kind_of, load_engine, locate, relative_to, shown
 
 FORMAT = "lfdsl saved game 1"
 HUMAN = "human"

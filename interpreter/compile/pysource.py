@@ -30,7 +30,7 @@ from rulesdsl.builtins import BUILTINS
 from rulesdsl.checker import ANY
 from rulesdsl.limits import MAX_INLINED_NODES
 
-from .primitives import RuleError, bounded, charge
+from ..core.primitives import RuleError, bounded, charge
 from .library import FUNCTIONS, RUN_METHODS, group_sizes
 
 _COMPARE = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
@@ -630,7 +630,7 @@ class SourceCompiler:
         return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
 
     # ---- built-ins ------------------------------------------------------------------------------
-    # A built-in is a call of its function in the library (interpreter/library.py), its arguments
+    # A built-in is a call of its function in the library (interpreter/compile/library.py), its arguments
     # given as the table of built-ins shapes them (`library_call`). The few that matter most to
     # speed have a writer of their own here (`t_NAME`), which writes the same meaning inline: a
     # count or a test of a `where` without building the list, a sum of a field, an aggregate's

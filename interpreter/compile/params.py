@@ -11,7 +11,7 @@ from rulesdsl.errors import Diagnostic, LanguageError, suggest
 from rulesdsl.limits import MAX_INT, MIN_INT
 
 from .pysource import SourceCompiler
-from .options import SHOWN, in_int_range, shown
+from ..tools.options import SHOWN, in_int_range, shown
 
 
 class ParamError(LanguageError):

@@ -9,7 +9,7 @@ import random
 
 from rulesdsl.errors import count_of
 
-from .bots import make_bot, parse_agents
+from ..bots import make_bot, parse_agents
 
 
 class FirstAgent:

@@ -33,13 +33,13 @@ from .agents import play
 from .commands import (EXIT_FAILED, EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC,
                        Incomplete, UsageError, _agents_for, _load, _no_nul, _players_for, _search, add_common,
                        add_search)
-from .engine import GameError, InternalError, LimitError
+from ..engine import GameError, InternalError, LimitError
 from .extras import install_hint, missing_extra
-from .lab import cli as lab_cli
+from ..lab import cli as lab_cli
 from .options import OptionError
 from .scenario import run_scenario
-from .table import cli as table_cli
-from .table.cli import open_table, play_app  # noqa: F401  (the tests open the table as `play` does)
+from ..table import cli as table_cli
+from ..table.cli import open_table, play_app  # noqa: F401  (the tests open the table as `play` does)
 from .trace import JsonLinesSink, TextSink, result_lines
 
 

@@ -1,4 +1,4 @@
-"""The back end: instruction records (`interpreter/ir.py`) to instructions `ins(rt, frame)`.
+"""The back end: instruction records (`interpreter/core/ir.py`) to instructions `ins(rt, frame)`.
 
 One builder per record type, and for `Call` one per service. Expression operands are compiled by
 the expression compiler (`pysource.SourceCompiler`) into `f(rt, env)` functions; everything static
@@ -10,9 +10,9 @@ it at run time. Then each straight run of records is also written as the text of
 """
 from __future__ import annotations
 
-from . import ir
+from ..core import ir
 from .compiler import Proc
-from .primitives import RuleError, bounded, charge
+from ..core.primitives import RuleError, bounded, charge
 
 
 class Backend:

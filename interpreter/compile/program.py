@@ -23,8 +23,8 @@ from .backend import Backend
 from .compiler import Compiler
 from .pysource import SourceCompiler
 from .params import resolve_params
-from .place import player_key
-from .primitives import RuleError
+from ..core.place import player_key
+from ..core.primitives import RuleError
 
 @attrs.frozen
 class GridMeta:

@@ -14,8 +14,8 @@ from rulesdsl.errors import Diagnostic, LanguageError, player_range, suggest
 from rulesdsl.parser import parse_expression
 from rulesdsl.tomlpos import TomlMap
 
-from .engine import Engine, GameError, RuleError
-from .position import PositionError
+from ..engine import Engine, GameError, RuleError
+from ..core.position import PositionError
 from .trace import ListSink, render
 
 # What each key of a scenario file holds: "text", "int", "bool", "value" (a parameter's: a whole
@@ -336,7 +336,7 @@ def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
     data, where = read(path)
     params = data.get("params")
     if params:
-        from .params import ParamError, ParamValue
+        from ..compile.params import ParamError, ParamValue
         given = {}
         for k, v in params.items():
             line, col = where.value(("params", k))

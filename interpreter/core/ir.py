@@ -1,7 +1,7 @@
 """The instruction records a body is lowered to, before any back end turns them into code.
 
 A body (the set-up, a phase, an action or routine, a trigger) is lowered by the compiler to a flat
-list of these records; a back end (`interpreter/backend.py`) then builds one executable
+list of these records; a back end (`interpreter/compile/backend.py`) then builds one executable
 instruction per record, so the index of a record is the index of its instruction and every jump
 target below is such an index. Records are plain, frozen, picklable data: static values (names,
 temporaries, flags, static types, indexes) and operands that are checked expression nodes of the

@@ -17,8 +17,8 @@ from rulesdsl.errors import Diagnostic, LanguageError, visible
 from rulesdsl.files import FileRefused, Project, check_name, check_readable, named_path
 from rulesdsl.limits import MAX_INT, MIN_INT
 
-from .engine import Engine
-from .params import ParamError
+from ..engine import Engine
+from ..compile.params import ParamError
 
 MAX_DEPTH = 16    # arrays and objects inside one another; a trace event or a saved game needs 3
 MAX_DIGITS = 20   # digits of one whole number (a 64-bit value has at most 20)

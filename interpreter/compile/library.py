@@ -10,7 +10,7 @@ it, or writes the same meaning inline where that is faster (`count` of a filter,
 """
 from __future__ import annotations
 
-from .primitives import RuleError, piece_key
+from ..core.primitives import RuleError, piece_key
 
 FUNCTIONS: dict = {}
 # The built-ins whose function only calls a method of the run with the same arguments: name ->

@@ -42,7 +42,7 @@ from rulesdsl.files import Project, edited
 from rulesdsl.layers import load_ruleset
 from rulesdsl.resolver import resolve
 
-from .engine import Engine
+from ..engine import Engine
 
 # The largest message read from the client. The largest rules file is 256 KiB (RULES_MAX_BYTES),
 # sent as JSON text at most six times larger (every character escaped): 4 MiB leaves room for that

@@ -1,7 +1,7 @@
 """What the `lfdsl` commands share, the core's (cli.py) and the rooms' (`lab/cli.py`,
 `table/cli.py`): the exit codes, the errors a command stops with, and loading the command's ruleset
 with its common options. Apart from cli.py, which collects the rooms' commands: a room imports these
-without importing cli.py, so no import goes round in a circle, and `python -m interpreter.cli` (run
+without importing cli.py, so no import goes round in a circle, and `python -m interpreter.tools.cli` (run
 as `__main__`) never loads a second cli.py whose error classes its own `run_command` would not catch.
 """
 from __future__ import annotations
@@ -11,8 +11,8 @@ from rulesdsl.files import NUL_REFUSED
 
 from . import options as opt
 from .agents import make_agents
-from .engine import Engine
-from .params import ParamError, Typed
+from ..engine import Engine
+from ..compile.params import ParamError, Typed
 
 EXIT_OK, EXIT_FAILED, EXIT_STATIC, EXIT_RUNTIME, EXIT_INTERNAL, EXIT_INCOMPLETE = 0, 1, 2, 3, 4, 5
 
@@ -69,7 +69,7 @@ def _players_for(engine, wanted, at_least: int = 1, default=None):
 def _agents_for(text: str, players: int, seed: int, engine, option: str = "--agents") -> list:
     """The agents `text` seats, one for all or one per seat; a count that does not fit, or a person
     where only bots can play, is reported at the option."""
-    from .bots import parse_agents
+    from ..bots import parse_agents
     specs = parse_agents(text, option)
     if len(specs) not in (1, players):
         raise opt.at(option, text, f"{count_of(len(specs), 'agent')} for {count_of(players, 'player')}",

@@ -1,7 +1,7 @@
 """The instruction builder: checked statement bodies to instruction records, once, before play.
 
-Statement bodies are lowered to flat lists of instruction records (`interpreter/ir.py`), which the
-back end (`interpreter/backend.py`, `interpreter/pysource.py`) turns into instructions
+Statement bodies are lowered to flat lists of instruction records (`interpreter/core/ir.py`), which the
+back end (`interpreter/compile/backend.py`, `interpreter/compile/pysource.py`) turns into instructions
 `ins(rt, frame)`; loops and choices are jumps, so a body can stop at a decision and resume later
 from data alone (procedure name, instruction index and local names). The expressions a record holds
 are compiled by the expression compiler (`pysource.SourceCompiler`).
@@ -13,7 +13,7 @@ import attrs
 from rulesdsl import ast as A
 from rulesdsl.checker import ANY, INT, Model
 
-from . import ir
+from ..core import ir
 
 class Proc:
     """A compiled body: its instruction records, the instructions built from them, the span of
@@ -95,7 +95,7 @@ class Compiler:
             self.trigger_procs.setdefault((trig.event, trig.target), []).append(key)
         return self
 
-    # ---- statements: lowering to instruction records (interpreter/ir.py) -----------------------
+    # ---- statements: lowering to instruction records (interpreter/core/ir.py) -----------------------
     # Each statement appends the records of its instructions to `proc.ir`; the back end turns the
     # finished list into code. Jumps forward are emitted with a placeholder target and patched
     # once the target is known.
