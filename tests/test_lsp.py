@@ -133,7 +133,8 @@ def client():
     c.close()
 
 
-def test_the_server_reports_a_typo_finds_a_definition_hovers_and_completes(tmp_path, client):
+def _opened(tmp_path, client) -> str:
+    """The uri of the small ruleset, written in a project in `tmp_path` and opened in the editor."""
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "lfdsl.toml").write_text("")
     path = tmp_path / "tiny.lf"
@@ -141,6 +142,11 @@ def test_the_server_reports_a_typo_finds_a_definition_hovers_and_completes(tmp_p
     uri = f"file://{path}"
     client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
                                                           "text": RULES}}, request=False)
+    return uri
+
+
+def test_the_server_reports_a_typo_finds_a_definition_hovers_and_completes(tmp_path, client):
+    uri = _opened(tmp_path, client)
     diags = client.diagnostics_for(uri)
     assert len(diags) == 1
     d = diags[0]
@@ -219,13 +225,7 @@ def test_the_textmate_grammar_knows_every_word_and_built_in():
 
 
 def test_closing_a_document_clears_its_diagnostics(tmp_path, client):
-    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
-    (tmp_path / "lfdsl.toml").write_text("")
-    path = tmp_path / "tiny.lf"
-    path.write_text(RULES)
-    uri = f"file://{path}"
-    client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
-                                                          "text": RULES}}, request=False)
+    uri = _opened(tmp_path, client)
     assert len(client.diagnostics_for(uri)) == 1
     client.send("textDocument/didClose", {"textDocument": {"uri": uri}}, request=False)
     assert client.diagnostics_for(uri) == []
