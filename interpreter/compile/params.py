@@ -2,16 +2,14 @@
 scenario's `[params]` table, each checked and, when wrong, reported where it was written."""
 from __future__ import annotations
 
-import re
-
 import attrs
 
 from rulesdsl import ast as A
 from rulesdsl.errors import Diagnostic, LanguageError, suggest
 from rulesdsl.limits import MAX_INT, MIN_INT
+from rulesdsl.values import SHOWN, WHOLE, in_int_range, shown
 
 from .pysource import SourceCompiler
-from ..tools.options import SHOWN, in_int_range, shown
 
 
 class ParamError(LanguageError):
@@ -21,7 +19,6 @@ class ParamError(LanguageError):
 
 
 _KIND_OF = {bool: "true or false", int: "a whole number", str: "a text"}
-_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
 _INT_RANGE = f"from {MIN_INT:,} to {MAX_INT:,}"
 
 
@@ -154,7 +151,7 @@ def resolve_params(model, overrides: dict) -> dict:
         if value is None or (type(value) is int and not MIN_INT <= value <= MAX_INT):
             kind = _KIND_OF[type(default)]
             if type(default) is int and (value is not None or not raw.typed_source
-                                         and _WHOLE_NUMBER.fullmatch(str(raw.value))):
+                                         and WHOLE.fullmatch(str(raw.value))):
                 kind += f" {_INT_RANGE}"
             errors.append(raw.at_value(f"`{name}` takes {kind}, not {raw.shown()}"))
             values[name] = default

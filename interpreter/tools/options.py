@@ -7,10 +7,9 @@ once it is loaded, and reported the same way.
 """
 from __future__ import annotations
 
-import re
-
 from rulesdsl.errors import Diagnostic, LanguageError
-from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_INT, MAX_PLAYERS, MIN_INT
+from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_INT, MAX_PLAYERS, MIN_INT  # noqa: F401 (MIN_INT: the sweep names the range)
+from rulesdsl.values import SHOWN, BoundError, in_int_range, shown, whole  # noqa: F401 (the options' readers)
 
 MAX_SEED = MAX_INT            # seeds are 0 .. 2^63-1, every game's seed of a run included
 MAX_GAMES = 100_000           # games one command plays (per side, per trial, per pair)
@@ -20,8 +19,6 @@ MAX_EVERY = MAX_DECISION_LIMIT  # `fit-eval --every`: no game has more decisions
 MAX_VALUES = 100              # values of one `--sweep` or `--param`
 MAX_BOTS = 16                 # bots of a tournament (every pair of them plays)
 
-_WHOLE = re.compile(r"-?[0-9]+")
-SHOWN = 24  # a longer value is named by its length in a message (the source line shows it)
 
 
 class OptionError(LanguageError):
@@ -36,35 +33,6 @@ def at(option: str, text: str | None, message: str, hint: str | None = None, col
     to the end of the value); `text` None for a value the command chose itself."""
     end = len(text or "") + 1 if end is None else end
     return OptionError([Diagnostic(option, 1, col, message, hint, text, 1, end)])
-
-
-def shown(text: str, what: str = "value") -> str:
-    """A value (or a name: `what`) for a message: as typed when short, else by its length."""
-    if len(text) <= SHOWN:
-        return f"`{text}`" if not _WHOLE.fullmatch(text) else text
-    return f"a {what} of {len(text):,} characters"
-
-
-class BoundError(Exception):
-    """A text that is not a whole number within the bounds asked; says why, in the user's words."""
-
-
-def whole(text: str, lo: int, hi: int) -> int:
-    """The whole number `text` (ASCII digits with an optional minus) when it lies in lo..hi; the
-    digits are counted before any is converted, so a text of any length costs no more than the
-    bounds' own digits."""
-    if not _WHOLE.fullmatch(text):
-        raise BoundError(f"takes a whole number, not {shown(text)}")
-    digits = text.lstrip("-").lstrip("0") or "0"
-    if len(digits) <= max(len(str(abs(lo))), len(str(abs(hi)))):
-        value = -int(digits) if text.startswith("-") else int(digits)
-    else:  # past both bounds in size: only its side matters
-        value = lo - 1 if text.startswith("-") else hi + 1
-    if value < lo:
-        raise BoundError(f"must be at least {lo:,}, not {shown(text)}")
-    if value > hi:
-        raise BoundError(f"must be at most {hi:,}, not {shown(text)}")
-    return value
 
 
 def number(option: str, lo: int, hi: int):
@@ -86,12 +54,3 @@ WORKERS = number("--workers", 1, MAX_WORKERS)
 TRIALS = number("--trials", 1, MAX_TRIALS)
 EVERY = number("--every", 1, MAX_EVERY)
 SEAT = number("--seat", 1, MAX_PLAYERS)
-
-
-def in_int_range(text: str) -> int | None:
-    """A whole number the engine can hold (-2^63 .. 2^63-1), or None: for values read as text
-    (`--set`, `--sweep`), counted before converted."""
-    try:
-        return whole(text, MIN_INT, MAX_INT)
-    except BoundError:
-        return None
