@@ -4,7 +4,7 @@ the checker (how many arguments), the compiler (how each argument is given to th
 language server (hover and completion) and the docs read it.
 
 A built-in lives in three places: its row here, its type rule (`Checker.b_NAME`,
-rulesdsl/checker/typerules.py) and its function (`interpreter/library.py`), a plain Python function of its evaluated arguments.
+rulesdsl/checker/typerules.py) and its function (`interpreter/compile/library.py`), a plain Python function of its evaluated arguments.
 
 The shape of an argument says what the function is given for it:
 

@@ -4,7 +4,7 @@ services the compiled rules call.
 A `Run` is made for each call of the decision API (`new_game`, `apply`, ...) from the shared,
 immutable `Program`, the `GameState` of the game being played and the sink of that call. It lives
 for one call only, so two games, threads or rollouts never share anything that changes: the
-compiled closures receive the run as `rt` and reach the state as `rt.st`.
+compiled rules receive the run as `rt` and reach the state as `rt.st`.
 
 This module holds the loop and the flow (phases and turns, actions, decisions, victory, the trace,
 errors placed on the rule that failed); the services are in zones.py (zones and cards) and
@@ -224,7 +224,7 @@ class Run(ZoneServices, BoardServices):
     @staticmethod
     def _failed_at(fr, pc):
         """The record that failed: an instruction that runs a straight run of records (see
-        pysource.SourceBackend) keeps the frame's counter one past the record it is executing."""
+        compile/backend.py, `Backend`) keeps the frame's counter one past the record it is executing."""
         return fr.pc - 1 if fr is not None and fr.pc - 1 > pc else pc
 
     def _span_at(self, proc, pc, in_flow):
