@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 import re
+from itertools import accumulate
 
 from rulesdsl import ast as A
 from rulesdsl.builtins import BUILTINS
@@ -126,19 +127,20 @@ _HELPERS["_group_sizes"] = group_sizes
 
 _STRINGS = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")  # the literals `repr` writes
 _BRACKETS_ONLY = {c: None for c in range(128) if chr(c) not in "()[]{}"}
-_PAIRS = re.compile(r"\(\)|\[\]|\{\}")
 
 
 def _nesting(text: str) -> int:
     """How deeply brackets nest in a generated text (outside its string literals)."""
     rest = _STRINGS.sub("", text).translate(_BRACKETS_ONLY)
-    depth = 0
-    while rest:
-        inner = _PAIRS.sub("", rest)  # the innermost pairs, all at once
-        if inner == rest:
-            break
-        rest, depth = inner, depth + 1
-    return depth
+    # The text's brackets are balanced, so the deepest point of a running count is the nesting.
+    return max(accumulate(1 if c in "([{" else -1 for c in rest), default=0)
+
+
+def _may_nest_deeper(text: str, most: int) -> bool:
+    """Whether `text` may nest brackets more than `most` deep: never when it opens no more than
+    that many in all (string literals included, so the count only errs upwards); most texts are
+    settled by this count alone, without the exact measure."""
+    return text.count("(") + text.count("[") + text.count("{") > most and _nesting(text) > most
 
 
 # Every generated function starts by reading the run's state, card table and cards' definitions into
@@ -298,7 +300,7 @@ class SourceCompiler:
         """The text of `e`, parenthesised where it is compound."""
         text = getattr(self, "s_" + type(e).__name__)(e)
         # Only a long text can nest deep: most are never measured.
-        if len(text) > 2 * self.DEEPEST and _nesting(text) > self.DEEPEST:
+        if len(text) > 2 * self.DEEPEST and _may_nest_deeper(text, self.DEEPEST):
             return self.hoisted(e, text)
         return text
 
