@@ -4,6 +4,7 @@ records that behave as the records one by one. That its games are the rules' gam
 golden traces, the scenarios and the determinism tests."""
 from __future__ import annotations
 
+import ast
 import builtins
 import io
 import linecache
@@ -298,3 +299,25 @@ def test_a_menu_that_ends_a_run_behaves_as_record_by_record(tmp_path, monkeypatc
         assert outcomes[0][0] == "failed" and "division by zero" in outcomes[0][1]
     else:
         assert outcomes[0][0] == "played" and outcomes[0][2]["taken"] > 100  # both options were taken
+
+
+def _dead(body) -> list:
+    """The statements of a block (and of the blocks within it) that follow a `return`."""
+    out = []
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, ast.Return):
+            out += body[i + 1:]
+            break
+        for field in ("body", "orelse"):
+            out += _dead(getattr(stmt, field, []))
+    return out
+
+
+@pytest.mark.parametrize("ruleset", ["base", "kodama", "duel", "dartmoor"])
+def test_no_generated_function_holds_text_that_cannot_run(ruleset):
+    # A run of records ends at a jump: what follows it is reached only by another jump, into the
+    # function of its own run. Text written after it would only be compiled, at every load.
+    engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
+    for text in engine.program.expression_sources:
+        (fn,) = ast.parse(text).body
+        assert not _dead(fn.body), text

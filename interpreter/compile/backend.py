@@ -27,7 +27,8 @@ class Backend:
     the record after a decision or a service) and is one function: each record's statements in a
     row, with its expressions written inline, the frame's counter set as the loop would set it
     (errors are placed by it), the steps counted as the loop counts them, and a return where a
-    record jumps. Near the step budget a run executes its first record alone, so that the budget is
+    record jumps. A run ends at an unconditional `Jump` or `Return`: what follows is reached only
+    by a jump, into a run of its own, so it would be compiled for nothing. Near the step budget a run executes its first record alone, so that the budget is
     met on the record where the loop would meet it. A menu of options (`AskOption`) may end a run:
     its conditions are written in the same function, which returns the question as the menu's own
     instruction would. Every record also keeps its own instruction, for control that arrives in the
@@ -57,10 +58,12 @@ class Backend:
         proc.code.extend(code)
         proc.spans.extend(rec.span for rec in records)
         for start in sorted(self.leaders(records)):
-            end = start
-            while end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
+            end, falls = start, True
+            while falls and end < len(records) and end - start < self.LONGEST and self.straight(records[end]):
+                # What follows a jump is reached only by another jump, which leaves the function.
+                falls = not isinstance(records[end], (ir.Jump, ir.Return))
                 end += 1
-            if end < len(records) and end - start < self.LONGEST and isinstance(records[end], ir.AskOption):
+            if falls and end < len(records) and end - start < self.LONGEST and isinstance(records[end], ir.AskOption):
                 end += 1  # a menu of options ends a run: its conditions are written inline too
             if end - start >= 2 or isinstance(records[start], ir.AskOption):
                 proc.code[start] = self.run_of(proc, records, start, end)
@@ -477,7 +480,8 @@ class Backend:
             r = records[i]
             leave = ([f"st.steps += {done - 1}"] if done > 1 else []) + ["return"]
             lines.extend("    " + line for line in getattr(self, "w_" + type(r).__name__)(r, i, leave))
-        lines.append(f"    st.steps += {end - start - 1}")
+        if not isinstance(records[end - 1], (ir.Jump, ir.Return, ir.AskOption)):  # these have left
+            lines.append(f"    st.steps += {end - start - 1}")
         return c.function("\n".join(lines) + "\n", records[start].span, "_r")
 
     # Each writer gives the lines of one record; `leave` is what ends the function at a jump.
