@@ -1,12 +1,11 @@
-"""Text to typed AST. Lark trees never leave this module."""
+"""Text to typed AST with the grammar's parser (Lark). Lark trees never leave this module, which
+parser.py loads only when a text is not in the cache folder."""
 from __future__ import annotations
 
 import functools
 import hashlib
 import os
-import pickle
 import re
-import tempfile
 from pathlib import Path
 
 import attrs
@@ -16,7 +15,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from . import ast as A
 from . import limits
 from .errors import ParseError, at, make
-from .files import RULES_MAX_BYTES, FileRefused, NotUtf8, decode, named_path, read_bytes
+from .files import named_path
+from .parser import _cache_folder
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 
@@ -33,21 +33,6 @@ def _parser() -> Lark:
                 start=["start", "expr"], cache=_cache_file(text))
 
 
-def _cache_folder() -> str | None:
-    """The user's own cache folder for lfdsl, or None when there is no such folder we alone can
-    write to: what is kept there is read back with pickle."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "lfdsl")
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        info = os.stat(folder)
-    except OSError:
-        return None
-    if info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return None
-    return folder
-
-
 def _cache_file(grammar: str) -> str | bool:
     """A file for Lark's tables under the user's own cache folder, named by the grammar's hash;
     False (no cache) when there is no safe folder."""
@@ -56,59 +41,6 @@ def _cache_file(grammar: str) -> str | bool:
         return False
     tag = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
     return os.path.join(folder, f"parser-{tag}.lark")
-
-
-# ---- parsed files kept between processes ---------------------------------------------------------
-# A file's syntax tree is kept in the cache folder, named by the hash of the parser's own code (the
-# grammar, this module, the tree's classes), the file's path (spans carry it) and its text: a file
-# parsed before, unchanged, is read back instead of parsed. At most this many are kept.
-MAX_KEPT_TREES = 256
-
-
-@functools.cache
-def _code_tag() -> bytes:
-    h = hashlib.sha256()
-    for f in (GRAMMAR, Path(__file__), Path(A.__file__)):
-        h.update(f.read_bytes())
-    return h.digest()
-
-
-def _tree_file(source: str, path: str) -> str | None:
-    folder = _cache_folder()
-    if folder is None:
-        return None
-    h = hashlib.sha256(_code_tag())
-    h.update(path.encode("utf-8", "surrogatepass") + b"\0" + source.encode("utf-8", "surrogatepass"))
-    return os.path.join(folder, f"tree-{h.hexdigest()[:32]}.pickle")
-
-
-def _kept_items(file: str | None):
-    if file is None:
-        return None
-    try:
-        with open(file, "rb") as f:
-            return pickle.load(f)
-    except Exception:  # none kept, or unreadable: parse the text
-        return None
-
-
-def _keep_items(file: str | None, items) -> None:
-    if file is None:
-        return
-    try:
-        data = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
-        folder = os.path.dirname(file)
-        kept = sorted((e for e in os.scandir(folder) if e.name.startswith("tree-")), key=lambda e: e.stat().st_mtime)
-        for old in kept[:max(0, len(kept) - MAX_KEPT_TREES + 1)]:
-            os.unlink(old.path)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tree-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, file)
-    except (OSError, RecursionError, pickle.PicklingError):  # kept or not, the parse stands
-        return
-
-
 
 
 class _ToAst(Transformer):
@@ -891,22 +823,6 @@ def _expected(exc: UnexpectedInput) -> str:
     return "expected " + ", ".join(ordered)
 
 
-def parse(source: str, path: str = "<rules>") -> A.Program:
-    """Parse a rules file; raise ParseError with a positioned diagnostic on bad syntax. A file
-    parsed before with the same text and path is read back from the cache folder."""
-    file = _tree_file(source, path)
-    items = _kept_items(file)
-    if items is None:
-        items = _parse(source, path, "start")
-        _keep_items(file, items)
-    return A.Program(path, source, items)
-
-
-def parse_expression(source: str, path: str = "<expression>"):
-    """Parse one expression (used by scenario expectations)."""
-    return _parse(source, path, "expr")
-
-
 # Deeper rule trees than this would exhaust the interpreter's recursion in the later steps.
 MAX_NESTING = 256
 
@@ -937,7 +853,8 @@ def _too_many_brackets(source: str):
     return None
 
 
-def _parse(source: str, path: str, start: str):
+def parse_text(source: str, path: str, start: str):
+    """The items of a rules file (`start`) or one expression (`expr`); ParseError on bad syntax."""
     deep = _too_many_brackets(source)
     if deep is not None:
         raise ParseError([make(path, source, deep[0], deep[1], f"nested too deeply (more than {MAX_NESTING} levels)",
@@ -1087,28 +1004,3 @@ def _head_text(tokens, h: int) -> str:
 def _end(source: str) -> tuple[int, int]:
     lines = source.splitlines() or [""]
     return len(lines), len(lines[-1]) + 1
-
-
-def read_rules(path: str | Path) -> str:
-    """The text of a rules file (regular, at most RULES_MAX_BYTES, UTF-8); ParseError otherwise."""
-    try:
-        data = read_bytes(path, RULES_MAX_BYTES)
-    except FileRefused as exc:
-        raise ParseError([make(str(path), None, 0, 0, f"cannot read this rules file: {exc.message}",
-                               exc.hint)]) from None
-    return decode_rules(data, path)
-
-
-def decode_rules(data: bytes, path: str | Path) -> str:
-    """The UTF-8 text of a rules file's bytes; a positioned ParseError at the first bad byte."""
-    try:
-        return decode(data)
-    except NotUtf8 as exc:
-        shown = data.decode("utf-8", errors="replace")
-        raise ParseError([make(str(path), shown, exc.line, exc.col, "not valid UTF-8",
-                               "save the file as UTF-8")]) from None
-
-
-def parse_file(path: str | Path) -> A.Program:
-    """Read and parse one rules file; an unreadable file is a positioned ParseError too."""
-    return parse(read_rules(path), str(path))

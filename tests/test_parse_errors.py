@@ -9,7 +9,8 @@ import re
 import pytest
 
 from rulesdsl.errors import ParseError
-from rulesdsl.parser import MAX_NESTING, _parser, parse, parse_file, readable_terminal
+from rulesdsl.parser import parse, parse_file
+from rulesdsl.syntax import MAX_NESTING, _parser, readable_terminal
 
 _GRAMMAR_NAME = re.compile(r"__ANON|\b[A-Z][A-Z_]+\b|\$END")
 
