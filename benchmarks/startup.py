@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LFDSL = Path(sys.executable).with_name("lfdsl")
 
 
 def cpu_of(argv: list[str], env: dict) -> float:
@@ -40,7 +39,9 @@ def main(argv=None) -> int:
         print("PYTHONDONTWRITEBYTECODE is set here: the project's bytecode is written once by compileall")
     for package in ("interpreter", "rulesdsl"):
         compileall.compile_dir(ROOT / package, quiet=1, workers=1)
-    program = [str(LFDSL)] if LFDSL.exists() else [sys.executable, "-m", "interpreter.tools.cli"]
+    # `python -m` from ROOT runs this tree's code, whatever the environment has installed (an
+    # editable install of another clone, a console script of an older layout).
+    program = [sys.executable, "-m", "interpreter.tools.cli"]
     for ruleset in args.rulesets:
         times = [cpu_of(program + ["check", ruleset], env) for _ in range(args.runs)]
         print(f"{ruleset:<24} least {min(times):.3f} s CPU  (median {sorted(times)[len(times) // 2]:.3f}, "
