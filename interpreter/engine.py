@@ -25,7 +25,7 @@ from .core.position import Position
 from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
 from .core.runtime import GameError, InternalError, LimitError, Run
 from .core.state import GameState
-from .core.view import PlayerSink, View, determinize, view
+from .core.view import PlayerSink, Sight, View, determinize, sight, view
 
 __all__ = ["Decision", "Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option",
            "PlaceSeen", "Program", "RuleError", "SlotMeta", "TrackMeta", "View"]
@@ -115,6 +115,11 @@ class Engine:
     def card_kinds(self) -> list:
         """The kind of every card definition, by its index."""
         return self.program.def_kind
+
+    @property
+    def card_fields(self) -> list:
+        """The fields of every card definition (name -> value), by its index."""
+        return self.program.fields
 
     @property
     def grids(self) -> dict:
@@ -313,6 +318,11 @@ class Engine:
             out.append(PlaceSeen(key, "slot", h, tuple(defs[h:h + size]), None))
             h += size
         return out
+
+    def sight(self, st: GameState, player: int) -> Sight:
+        """What `player` sees of the places of `st`, reduced to what an evaluation counts (view.py
+        `Sight`): quicker than `view`, for a bot scoring many positions."""
+        return sight(self.program, st, player)
 
     def determinize(self, v: View, rng) -> GameState:
         """A full game that view `v` cannot tell from the real one, every card its player does not

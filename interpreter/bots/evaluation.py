@@ -2,7 +2,9 @@
 default read from its victory block.
 
 A *standing* is a number per player, higher is better. With an `evaluate for p { ... rank by E }`
-block it is the integer E. Without one it is derived from the victory: each `win if A >= B` (or
+block it is the integer E. Without one, the ruleset's learned evaluation (learned.py, written by
+`lfdsl train`) when one is kept for the player count and was trained on these rules: the result it
+predicts for the player from what the player sees. Without either it is derived from the victory: each `win if A >= B` (or
 `A > B`) line gives a progress `min(A / B, 1)`; the standing is 0.6 times the best progress plus 0.4
 times the mean one (the player wins on any line, so the nearest threshold weighs most, and the
 others still count). A ruleset with neither has every standing 0: only finished games score.
@@ -18,12 +20,19 @@ standing divided by (1 + |standing|).
 from __future__ import annotations
 
 
+
 class Evaluation:
     """A program's evaluation: `standings(state)` and `utilities(state)`, one number per seat."""
 
-    def __init__(self, engine):
+    def __init__(self, engine, learned: int = 1, model=None):
+        """`learned`: 0 never uses a learned evaluation, 1 uses it when the ruleset has no
+        `evaluate` block, 2 uses it instead of the block (without a model: the victory thresholds);
+        `model` is the model to use (a `LearnedModel`), else the one kept beside the ruleset."""
         self.engine = engine
-        self.declared = engine.evaluation
+        self.declared = engine.evaluation if learned != 2 else None
+        self.learned = bool(learned) and self.declared is None
+        self.given = model
+        self._models: dict = {}  # player count -> (model, feature layout), or None
         self.thresholds = engine.victory_thresholds
         victory = engine.model.victory
         self.victory_var = victory.var if victory is not None else None
@@ -54,6 +63,11 @@ class Evaluation:
         evaluate = evaluate or self.engine.evaluator(st)
         if self.declared is not None:
             return float(self._declared(st, p, evaluate)[1])
+        if self.learned:
+            fitted = self.model(st.player_count)
+            if fitted is not None:
+                model, layout = fitted
+                return model.standing(layout.encode(self.engine.sight(st, p)))
         if not self.thresholds:
             return 0.0
         env = {self.victory_var: p}
@@ -64,6 +78,28 @@ class Evaluation:
             have, need = evaluate(left, env), evaluate(right, env)
             progress.append(1.0 if need <= 0 else max(0.0, min(1.0, have / need)))
         return 0.6 * max(progress) + 0.4 * sum(progress) / len(progress)
+
+    def model(self, players: int):
+        """The learned model used at `players` and its feature layout, or None."""
+        if players not in self._models:
+            model = None
+            if not self.learned:
+                pass
+            elif self.given is not None:
+                model = self.given if self.given.players == players else None
+            else:
+                try:  # numpy comes with the lab's extra; without it there is no learned model
+                    from .learned import find
+                except ImportError:
+                    find = None
+                if find is not None:
+                    model, _ = find(self.engine, players)
+            if model is not None:
+                from .features import FeatureLayout
+                self._models[players] = (model, FeatureLayout(self.engine, players))
+            else:
+                self._models[players] = None
+        return self._models[players]
 
     def standings(self, st) -> list[float]:
         """Every seat's standing."""

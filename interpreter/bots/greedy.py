@@ -20,12 +20,13 @@ class GreedyBot:
     name = "greedy"
     uses_view = True
 
-    def __init__(self, engine, seat: int, seed: int, follow: int = 4):
+    def __init__(self, engine, seat: int, seed: int, follow: int = 4, learned: int = 1, model=None):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
         self.follow = follow
-        self.evaluation = Evaluation(engine)
+        # `model`: a learned evaluation to use instead of the one kept beside the ruleset (training).
+        self.evaluation = Evaluation(engine, learned, model)
 
     def choose(self, options: list, view):
         """The chosen option."""

@@ -56,7 +56,7 @@ class MctsBot:
     uses_view = True
 
     def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
-                 depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2):
+                 depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2, learned: int = 1, model=None):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
@@ -67,7 +67,7 @@ class MctsBot:
         self.follow = follow
         self.horizon = horizon
         self.samples = samples
-        self.evaluation = Evaluation(engine)
+        self.evaluation = Evaluation(engine, learned, model)
         self.last_iterations = 0
         phases = engine.model.round.phases
         # Per phase: does a later phase of the round give every player a turn?

@@ -38,6 +38,7 @@ PARAMETERS = {
     "human": {},  # a person at the table (`lfdsl play`); other commands refuse it
     "greedy": {
         "follow": (int, 4, 0, 100, "own decisions after the option followed by the one-step rule before it is scored"),
+        "learned": (int, 1, 0, 2, "the ruleset's learned evaluation (lfdsl train): 0 never, 1 without an `evaluate` block, 2 instead of it"),
     },
     "mcts": {
         "iterations": (int, 200, 1, 100_000, "search iterations per decision"),
@@ -47,6 +48,7 @@ PARAMETERS = {
         "follow": (int, 4, 0, 100, "own decisions after a new node finished by one-step lookahead before scoring"),
         "horizon": (int, 1, 0, 1, "1: judge a move by the player's next move when a later phase of the round gives one"),
         "samples": (int, 2, 1, 64, "determinizations each option is played on when the horizon reaches a later phase"),
+        "learned": (int, 1, 0, 2, "the ruleset's learned evaluation (lfdsl train): 0 never, 1 without an `evaluate` block, 2 instead of it"),
     },
 }
 MAX_ERRORS = 20  # a specification read from a file may be long: its first mistakes are enough

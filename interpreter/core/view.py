@@ -40,7 +40,7 @@ from .state import Frame, GameState, Zones
 from .visibility import has_private_place, player_event, seen_in_place
 from .visibility import visibility as _visibility
 
-__all__ = ["View", "view", "determinize"]
+__all__ = ["View", "view", "determinize", "Sight", "sight"]
 
 
 class View:
@@ -417,3 +417,68 @@ class PlayerSink:
 
     def __call__(self, event: dict):
         self.inner(player_event(self.prog, self.player, event, self.private))
+
+
+# ---- a quick sight ------------------------------------------------------------------------------
+class Sight:
+    """What one player sees of a game's places, reduced to what an evaluation counts, without the
+    names, handles and running bodies a `View` carries: for every place, its declaration's name, the
+    seat it belongs to (a card's slot: the seat of the place its card lies in, None when shared),
+    "zone", "grid" or "slot", and per card the definition seen or None. With the game's public
+    values: round, phase, the counters that are neither keyed nor a card's, markers, tracks. Built
+    from the same facts as the view (visibility.py decides), and holding no card's number."""
+
+    __slots__ = ("player", "round", "phase_index", "over", "places", "counters", "markers", "tracks")
+
+    def __init__(self, player, round_, phase_index, over, places, counters, markers, tracks):
+        self.player = player
+        self.round = round_
+        self.phase_index = phase_index
+        self.over = over
+        self.places = places
+        self.counters = counters
+        self.markers = markers
+        self.tracks = tracks
+
+
+def sight(prog, st: GameState, player: int) -> Sight:
+    """What `player` (a seat from 0) sees of `st`'s places; see `Sight`."""
+    bit = 1 << player
+    revealed = st.revealed
+    card_def = st.card_def
+    hidden_faces = prog.hidden_faces
+
+    def seen(cards, vis, key):
+        last = len(cards) - 1
+        out = []
+        for i, c in enumerate(cards):
+            d = card_def[c]
+            if (seen_in_place(vis, key, player, i == last) and d not in hidden_faces) or revealed.get(c, 0) & bit:
+                out.append(d)
+            else:
+                out.append(None)
+        return tuple(out)
+
+    places = []
+    slots = []
+    for key, cards in st.zones.items():
+        where = place(key)
+        if where.host is not None:
+            slots.append((where, key, cards))
+        else:
+            places.append((where.name, where.owner, "zone", seen(cards, _visibility(prog, key), key)))
+    for key, cells in st.grids.items():
+        where = place(key)
+        cards = [cells[i] for i in sorted(cells)]
+        places.append((where.name, where.owner, "grid", seen(cards, _visibility(prog, key), key)))
+    for where, key, cards in slots:
+        host = place(st.loc[where.host])
+        for _ in range(len(st.loc)):  # a card in a slot of a card in a slot...: the place below them
+            if host.host is None:
+                break
+            host = place(st.loc[host.host])
+        places.append((where.name, host.owner, "slot", seen(cards, _visibility(prog, key), key)))
+    counters = {name: value for name, value in st.counters.items()
+                if name not in prog.card_counters and not prog.model.counters[name].keyed}
+    return Sight(player, st.round, st.phase_index, st.result is not None, places, counters,
+                 dict(st.markers), {name: dict(pieces) for name, pieces in st.tracks.items()})

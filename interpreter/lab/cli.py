@@ -1,4 +1,4 @@
-"""The lab's commands: `lfdsl simulate`, `compare`, `tune`, `tournament` and `fit-eval`, which play
+"""The lab's commands: `lfdsl simulate`, `compare`, `tune`, `tournament`, `fit-eval` and `train`, which play
 many games with bots and show what they tell. `register` adds them to the command line; the lab's
 libraries (Rich, statsmodels, scipy, matplotlib, Optuna, Dask) are imported only when one of them runs.
 """
@@ -15,6 +15,8 @@ from ..tools import options as opt
 from ..tools.commands import (EXIT_INCOMPLETE, EXIT_OK, Incomplete, UsageError, _agents_for, _load, _params,
                         _players_for, add_common, add_search)
 from ..compile.params import ParamError, Typed, resolve_params
+from ..engine import LimitError
+from ..tools.agents import make_agents
 
 
 def register(sub) -> None:
@@ -39,6 +41,16 @@ def register(sub) -> None:
     fe.add_argument("--every", type=opt.EVERY, default=3, help="keep a position every N decisions (default 3)")
     fe.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     fe.set_defaults(func=cmd_fit_eval, extra="lab")
+    tn = sub.add_parser("train", help="learn an evaluation for the bots by self-play (for a ruleset with no `evaluate` block)")
+    add_common(tn)
+    tn.add_argument("--players", type=opt.PLAYERS)
+    tn.add_argument("--games", type=opt.GAMES, default=100, help="games per iteration (default 100)")
+    tn.add_argument("--iterations", type=opt.ITERATIONS, default=3,
+                    help="rounds of self-play and fit, each with the model before (default 3)")
+    tn.add_argument("--bots", default="greedy", help="the bots that play the games (default greedy)")
+    tn.add_argument("--seed", type=opt.SEED, default=1, help="the first game's seed")
+    tn.add_argument("--every", type=opt.EVERY, default=2, help="keep a position every N decisions (default 2)")
+    tn.set_defaults(func=cmd_train, extra="lab")
     sm = sub.add_parser("simulate", help="play many games with bots and print what they show, with intervals")
     add_common(sm)
     many_games(sm, "games to play (default 100)", "the first game's seed; game g has seed+g",
@@ -428,10 +440,9 @@ def cmd_fit_eval(args) -> int:
 
     engine = _load(args)
     g = engine.model.game
-    if engine.evaluation is None:
-        raise UsageError(f"{args.ruleset} has no `evaluate` block: fit-eval weighs its named scores "
-                         "(docs/agents.md, \"A ruleset's own evaluation\")")
     players = _players_for(engine, args.players)
+    if engine.evaluation is None:
+        return _fit_learned(args, engine, players)
     _seeds_fit("--seed", args.seed, args.games)
     _agents_for(args.agents, players, args.seed, engine)
     names = [name for name, _ in engine.evaluation[1]]
@@ -463,4 +474,80 @@ def cmd_fit_eval(args) -> int:
                 f.write("\n")
         except OSError as exc:
             raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+    return EXIT_OK
+
+
+def cmd_train(args) -> int:
+    """`lfdsl train`: fit the ruleset's learned evaluation by self-play and keep it beside the ruleset."""
+    engine = _load(args)
+    g = engine.model.game
+    players = _players_for(engine, args.players)
+    _seeds_fit("--seed", args.seed, args.games * args.iterations)
+    _agents_for(args.bots, players, args.seed, engine, option="--bots")
+    _, _, show = _lab()
+    from ..bots import learned
+    from . import train
+    path = learned.model_path(engine, players)
+    if engine.evaluation is not None:
+        print(visible(f"note: {args.ruleset} has an `evaluate` block, which the bots use; they use the "
+                      "learned evaluation instead when told so (`greedy:learned=2`)"), file=sys.stderr)
+    print(visible(f"{g.name}: {count_of(players, 'player')}, {count_of(args.iterations, 'iteration')} of "
+                  f"{count_of(args.games, 'game')} with bots {args.bots}, seeds from {args.seed}, "
+                  f"a position every {count_of(args.every, 'decision')}"))
+    with show.progress(show.console(stderr=True)) as bar:
+        task = bar.add_task("games", total=args.games * args.iterations)
+        try:
+            model, report = train.train(engine, players, args.games, args.iterations, args.seed, args.bots,
+                                        args.every, each=lambda: bar.advance(task))
+        except LimitError as exc:
+            raise UsageError(str(exc)) from None
+    print()
+    print(f"{'iteration':>9}  {'finished':>8}  {'positions':>9}  model before: winner ranked first")
+    for it in report:
+        hits = "-" if it.hits is None else f"{100 * it.hits:.1f}%"
+        print(f"{it.number:>9}  {it.finished:>8}  {it.positions:>9}  {hits}")
+    try:
+        learned.save(model, path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    print(visible(f"wrote {path}: {len(model.labels)} entries, from {count_of(model.trained['positions'], 'position')}"))
+    return EXIT_OK
+
+
+def _fit_learned(args, engine, players: int) -> int:
+    """`lfdsl fit-eval` on a ruleset without an `evaluate` block: how often its learned evaluation
+    ranks a winner first, on games it was not trained on."""
+    from ..bots import learned
+    from ..bots.features import FeatureLayout
+    from . import train
+    model, why = learned.find(engine, players)
+    if model is None:
+        raise UsageError(f"{args.ruleset} has no `evaluate` block, and " + (
+            f"its learned evaluation cannot be used:\n{why}" if why else
+            f"no learned evaluation for {count_of(players, 'player')}: `lfdsl train` learns one "
+            "(docs/agents.md, \"A learned evaluation\")"))
+    _seeds_fit("--seed", args.seed, args.games)
+    _agents_for(args.agents, players, args.seed, engine)
+    _, _, show = _lab()
+    layout = FeatureLayout(engine, players)
+    rows, results, finished = [], [], 0
+    print(visible(f"{engine.model.game.name}: {count_of(players, 'player')}, the learned evaluation "
+                  f"{learned.model_path(engine, players)} on {count_of(args.games, 'game')} with agents "
+                  f"{args.agents}, seeds from {args.seed}, a position every {count_of(args.every, 'decision')}"))
+    with show.progress(show.console(stderr=True)) as bar:
+        task = bar.add_task("games", total=args.games)
+        for k in range(args.games):
+            agents = make_agents(args.agents, players, args.seed + k, engine=engine)
+            kept = train.collect(engine, players, args.seed + k, agents, layout, args.every)
+            bar.advance(task)
+            if kept is not None:
+                finished += 1
+                rows.extend(kept[0])
+                results.extend([kept[1]] * len(kept[0]))
+    if not rows:
+        raise UsageError("no game finished: nothing to check the evaluation against")
+    hits = train.hits(model, rows, results, players)
+    chance = "on the right side of one half" if players == 1 else f"ranked a winner first (chance: about {100 / players:.0f}%)"
+    print(f"{count_of(finished, 'game')} finished, {count_of(len(rows), 'position')} kept")
+    print(f"the learned evaluation {chance}: {100 * hits:.1f}% of positions")
     return EXIT_OK

@@ -6,7 +6,7 @@ as `__main__`) never loads a second cli.py whose error classes its own `run_comm
 """
 from __future__ import annotations
 
-from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range
+from rulesdsl.errors import Diagnostic, LanguageError, count_of, player_range, visible
 from rulesdsl.files import NUL_REFUSED
 
 from . import options as opt
@@ -76,7 +76,33 @@ def _agents_for(text: str, players: int, seed: int, engine, option: str = "--age
                      "give one agent for every seat, or one per seat separated by commas")
     if any(s.name == "human" for s in specs):
         raise opt.at(option, text, "`human` is a person at the table: play with `lfdsl play`, or give a bot here")
+    if engine is not None and any(s.name in ("greedy", "mcts") and (s.params.get("learned", 1) == 2 or (
+            engine.evaluation is None and s.params.get("learned", 1) == 1)) for s in specs):
+        _learned_note(engine, players)
     return make_agents(text, players, seed, engine=engine, option=option)
+
+
+def _learned_note(engine, players: int) -> None:
+    """Say on standard error what the bots go on in a ruleset without an `evaluate` block: a learned
+    evaluation kept beside it, one that cannot be used (and why), or none."""
+    import sys
+    try:
+        from ..bots import learned
+    except ImportError:  # numpy comes with the lab's extra
+        return
+    path = learned.model_path(engine, players)
+    if path is None:
+        return
+    model, why = learned.find(engine, players)
+    if model is not None:
+        print(visible(f"note: the bots use the learned evaluation {path}"), file=sys.stderr)
+    elif why is not None:
+        print(visible(f"note: the learned evaluation is not used:\n{why}\nthe bots read only the victory "
+                      "thresholds"), file=sys.stderr)
+    else:
+        block = "no `evaluate` block and " if engine.evaluation is None else ""
+        print(visible(f"note: {block}no learned evaluation: the bots read only the victory thresholds "
+                      f"(`lfdsl train {engine.origin['ruleset']} --players {players}` learns one)"), file=sys.stderr)
 
 
 def _load(args, more: dict | None = None, ruleset=None) -> Engine:

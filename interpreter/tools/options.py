@@ -53,4 +53,6 @@ SEED_B = number("--seed-b", 0, MAX_SEED)
 WORKERS = number("--workers", 1, MAX_WORKERS)
 TRIALS = number("--trials", 1, MAX_TRIALS)
 EVERY = number("--every", 1, MAX_EVERY)
+MAX_ITERATIONS = 50
+ITERATIONS = number("--iterations", 1, MAX_ITERATIONS)
 SEAT = number("--seat", 1, MAX_PLAYERS)
