@@ -7,12 +7,17 @@ game length with mcts in every seat.
     python benchmarks/bots.py --only pairs --rulesets base   # the pairs of one ruleset
     python benchmarks/bots.py --only pairs --pairs mcts-greedy   # one pair
     python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
+    python benchmarks/bots.py --only ladder --games 100 --jobs 2   # every bot against every other
+    python benchmarks/bots.py --only ladder --ladder rulesets/duel.lf:2 --bots mcts,greedy,greedy:follow=1
 
 Pairs: mcts (default settings) against random, greedy against random and mcts against greedy, on
 Duel and base 2p, seats alternated, game g with seed g; win rates with Wilson 95% intervals (statsmodels,
 interpreter/lab/figures.py). Speed: the median CPU milliseconds of an mcts decision that had a choice
 (decisions with one option are not searched), timed inside the games of the mcts pairs. Rounds: the
 median rounds of base games with 2, 3 and 4 players, with mcts in every seat and with random.
+Ladder: per ruleset and player count (`--ladder`), every bot of `--bots` against every other, seats
+alternated, the pairs' win rates with Wilson intervals and each bot's Bradley-Terry rating on the Elo
+scale with its interval (interpreter/lab/tournament.py), the games shared among `--jobs` processes.
 Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9 (or `--levels`), with Wilson 95% intervals,
 and the median rounds the games lasted. `--mcts` gives
 the mcts specification used everywhere (default: `mcts`, its default settings).
@@ -32,10 +37,12 @@ sys.path.insert(0, str(ROOT))
 from interpreter.tools.agents import make_agents  # noqa: E402
 from interpreter.engine import Engine, LimitError  # noqa: E402
 from interpreter.lab.figures import interval  # noqa: E402
-from interpreter.lab.tournament import median, seat_texts  # noqa: E402
+from interpreter.lab.tournament import ladder, median, ratings, seat_texts, table, tournament  # noqa: E402
 
 PAIRS = [("mcts", "random"), ("greedy", "random"), ("mcts", "greedy")]
 RULESETS = [("rulesets/duel.lf", 2), ("rulesets/base.lf", 2)]
+LADDER = ("rulesets/base.lf:2,rulesets/base.lf:3,rulesets/base.lf:4,rulesets/kodama.lf:2,rulesets/duel.lf:2,"
+          "rulesets/dartmoor.lf:3")
 _engines: dict = {}
 
 
@@ -93,7 +100,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100, help="games per pair and per configuration")
     ap.add_argument("--jobs", type=int, default=1, help="processes to play games on")
-    ap.add_argument("--only", choices=["pairs", "rounds", "solo"], help="only this part")
+    ap.add_argument("--only", choices=["pairs", "rounds", "solo", "ladder"], help="only this part")
+    ap.add_argument("--ladder", default=LADDER, help="RULESET:PLAYERS,... of the ladder part")
+    ap.add_argument("--bots", default="mcts,greedy,random", help="the bots of the ladder part")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification (default: its defaults)")
     ap.add_argument("--rulesets", default="duel,base", help="rulesets of the pairs part (duel, base or both)")
     ap.add_argument("--pairs", default="mcts-random,greedy-random,mcts-greedy",
@@ -152,6 +161,21 @@ def main(argv=None) -> int:
                     print(f"rulesets/solo.lf   difficulty {level}  {args.mcts}  won {wins}/{args.games}  "
                           f"{wins / args.games:.1%} [{low:.1%}, {high:.1%}]  median rounds {row['median_rounds']}  "
                           f"mcts ms/decision {row['median_ms_per_mcts_decision']}", flush=True)
+    if args.only in (None, "ladder"):
+        bots = [args.mcts if b == "mcts" else b for b in args.bots.split(",")]
+        for item in args.ladder.split(","):
+            ruleset, players = item.rsplit(":", 1)
+            engine = _engine(ruleset)
+            results = tournament(engine, bots, args.games, int(players), seed=0, workers=args.jobs)
+            rates = ratings(bots, results)
+            rows.append({"ruleset": ruleset, "players": int(players), "games_per_pair": args.games,
+                         "pairs": [r.to_json() for r in results],
+                         "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "interval95": [round(r.low, 1), round(r.high, 1)]}
+                                     for r in rates]})
+            if not args.json:
+                print(f"== {ruleset} {players}p, {args.games} games per pair, seats alternated", flush=True)
+                for line in table(results) + [""] + ladder(rates, bots[0]) + [""]:
+                    print(line, flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

@@ -405,3 +405,32 @@ def test_mcts_horizon_is_zero_or_one_and_deterministic_on_base():
     assert info.value.diagnostics[0].message == "`horizon` of `mcts` must be at most 1, not 2"
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     assert _decisions(engine, 2, 5, SMALL, 20) == _decisions(engine, 2, 5, SMALL, 20)
+
+
+def test_the_ladder_rates_bots_on_the_elo_scale_from_their_pairs():
+    from interpreter.lab.tournament import PairResult, ratings
+    # a beats b 76 games in 100, b beats c as often: about +200 Elo a step (with the half game each
+    # side adds, a little less); a never met c, and is still placed above it by way of b.
+    results = [PairResult("a", "b", 100, 76, 24, 0, 0, ()), PairResult("b", "c", 100, 76, 24, 0, 0, ())]
+    rates = {r.bot: r for r in ratings(["b", "a", "c"], results)}
+    assert rates["b"].elo == 0.0
+    assert 180 < rates["a"].elo < 205 and -205 < rates["c"].elo < -180
+    assert rates["a"].low < rates["a"].elo < rates["a"].high
+    # A pair won 20-0 still has a finite rating.
+    swept = ratings(["x", "y"], [PairResult("x", "y", 20, 20, 0, 0, 0, ())])
+    assert swept[0].bot == "x" and swept[1].elo < -400 and swept[1].low > -10_000
+
+
+def test_a_tournament_gives_the_same_results_on_any_number_of_workers(capsys):
+    from interpreter.lab.tournament import tournament
+    engine = Engine.load(ROOT / "tests" / "rulesets" / "lab" / "harvest.lf")
+    bots = ["greedy", "random", "first"]
+    one = tournament(engine, bots, 6, 2, seed=4, workers=1)
+    two = tournament(engine, bots, 6, 2, seed=4, workers=2)
+    assert one == two and [(r.a, r.b) for r in one] == [("greedy", "random"), ("greedy", "first"), ("random", "first")]
+    assert main(["tournament", str(ROOT / "tests" / "rulesets" / "lab" / "harvest.lf"), "--bots", "random,first",
+                 "--games", "4", "--workers", "2"]) == 0
+    out = capsys.readouterr()
+    assert "2 workers" in out.out and "Bradley-Terry" in out.out and "reference" in out.out
+    assert main(["tournament", str(ROOT / "rulesets" / "duel.lf"), "--bots", "random,random"]) == 2
+    assert "a bot is named twice" in capsys.readouterr().err

@@ -28,6 +28,7 @@ def register(sub) -> None:
     tr.add_argument("--games", type=opt.GAMES, default=20, help="games per pair (default 20)")
     tr.add_argument("--players", type=opt.PLAYERS)
     tr.add_argument("--seed", type=opt.SEED, default=1, help="the first game's seed")
+    tr.add_argument("--workers", type=opt.WORKERS, help="processes to play on (default: every core)")
     tr.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     tr.set_defaults(func=cmd_tournament, extra="lab")
     fe = sub.add_parser("fit-eval", help="check the ruleset's evaluation: which of its scores predict the winner")
@@ -416,18 +417,34 @@ def cmd_tournament(args) -> int:
         raise opt.at("--bots", args.bots, f"a tournament takes 2 to {opt.MAX_BOTS} bots, not {len(specs)}",
                      "`--bots mcts,random`" if len(specs) < 2 else None)
     bots = [s.text for s in specs]
-    _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
-    from .tournament import table, tournament
+    if len(set(bots)) < len(bots):
+        raise opt.at("--bots", args.bots, "a bot is named twice", "name each bot once: a pair needs two")
+    _agents_for(",".join(bots[:1] * players), players, args.seed, engine, option="--bots")  # says which evaluation
+    _, _, show = _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
+    from .tournament import ladder, ratings, table, tournament
+    workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, opt.MAX_WORKERS)
+    pairs = len(bots) * (len(bots) - 1) // 2
     print(visible(f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per pair, "
-                  f"seeds from {args.seed}, seats alternated"))
-    results = tournament(engine, bots, args.games, players, args.seed)
+                  f"seeds from {args.seed}, seats alternated, {count_of(min(workers, pairs * args.games), 'worker')}"))
+    with show.progress(show.console(stderr=True)) as bar:
+        task = bar.add_task("games", total=pairs * args.games)
+        results = tournament(engine, bots, args.games, players, args.seed, progress=lambda: bar.advance(task),
+                             workers=workers)
     for line in table(results):
+        print(visible(line))
+    rates = ratings(bots, results)
+    print()
+    for line in ladder(rates, bots[0]):
         print(visible(line))
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump({"ruleset": args.ruleset, "players": players, "games": args.games, "seed": args.seed,
-                           "bots": bots, "pairs": [r.to_json() for r in results]}, f, indent=2)
+                           "bots": bots, "pairs": [r.to_json() for r in results],
+                           "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "interval95": [round(r.low, 1), round(r.high, 1)]}
+                                       for r in rates],
+                           "rating": "Bradley-Terry, Elo scale, binomial GLM (statsmodels), first bot at 0"},
+                          f, indent=2)
                 f.write("\n")
         except OSError as exc:
             raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
