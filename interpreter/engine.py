@@ -333,6 +333,11 @@ class Engine:
         """An independent copy of a game, to play on (a rollout) without touching the original."""
         return st.clone()
 
+    def assign(self, st: GameState, other: GameState) -> None:
+        """Make `st` the game `other` is (a clone played on, say), taking over its contents: cheaper
+        than playing the same options on `st` again. `other` must not be used after."""
+        st.become(other)
+
     def start_at(self, st: GameState, phase: str, first=None, round_number: int = 1, sink=None,
                  chance=None) -> GameState:
         """From a state stopped after set-up (`new_game(..., setup_only=True)`), play on from `phase`,

@@ -434,3 +434,59 @@ def test_a_tournament_gives_the_same_results_on_any_number_of_workers(capsys):
     assert "2 workers" in out.out and "Bradley-Terry" in out.out and "reference" in out.out
     assert main(["tournament", str(ROOT / "rulesets" / "duel.lf"), "--bots", "random,random"]) == 2
     assert "a bot is named twice" in capsys.readouterr().err
+
+
+class _Counting(Engine):
+    """An engine that counts the options applied, the copies made and the views built through it."""
+
+    __slots__ = ("applied", "copies", "views", "singles")
+
+    def __init__(self, program):
+        super().__init__(program)
+        self.applied = self.copies = self.views = self.singles = 0
+
+    def option_count(self, st):
+        n = super().option_count(st)
+        self.singles += n == 1
+        return n
+
+    def apply(self, st, choice, sink=None, chance=None):
+        self.applied += 1
+        return super().apply(st, choice, sink, chance)
+
+    def clone(self, st):
+        self.copies += 1
+        return super().clone(st)
+
+    def view(self, st, player):
+        self.views += 1
+        return super().view(st, player)
+
+
+def test_a_followed_decision_costs_its_options_copies_and_no_more():
+    # Base actions: an action asks which card, and greedy follows that choice. The copy the best
+    # card was scored on is kept rather than the card played again: one option applied per copy,
+    # but for the decisions of a single option, which are played on without a copy.
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    st = _first_decision(engine, 2, 4, "actions", least=3)
+    who = st.pending["player"]
+    counting = _Counting(engine.program)
+    bot = make_agents("greedy", 2, 4, engine=counting)[who]
+    chosen = bot.choose(engine.options(st), engine.view(st, who))
+    assert chosen in engine.options(st) and counting.copies > len(engine.options(st))  # some were followed
+    assert counting.applied == counting.copies + counting.singles
+
+
+def test_a_bot_takes_a_single_option_without_building_a_view():
+    from interpreter.tools.agents import decide
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    st = engine.new_game(2, 3)
+    counting = _Counting(engine.program)
+    greedy = make_agents("greedy", 2, 3, engine=counting)
+    looked = []
+    while not engine.is_over(st) and len(looked) < 40:
+        counting.views = 0
+        n = len(engine.options(st))
+        engine.apply(st, decide(counting, st, greedy[st.pending["player"]]))
+        looked.append((n, counting.views))
+    assert {v for n, v in looked if n == 1} == {0} and {v for n, v in looked if n > 1} == {1}

@@ -19,6 +19,7 @@ class GreedyBot:
 
     name = "greedy"
     uses_view = True
+    bot = True  # takes a single option without its view (agents.decide)
 
     def __init__(self, engine, seat: int, seed: int, follow: int = 4, learned: int = 1, model=None):
         self.engine = engine

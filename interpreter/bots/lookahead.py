@@ -1,7 +1,11 @@
 """One-step lookahead on the evaluation, shared by the bots: score an option by the utility of the
 game after it, follow a player's own next decisions with that rule ("finish the move"), and play
 every player's moves by the greedy rule until a player's next move in the round is over
-("play through the next move")."""
+("play through the next move").
+
+Following a move keeps the copy the best option was scored on and goes on from it (`Engine.assign`)
+rather than playing that option again, and the score of the last option followed is the score of
+the move: a followed decision costs its options' copies and no more."""
 from __future__ import annotations
 
 from ..core.chance import Sampler
@@ -12,28 +16,46 @@ def after(engine, evaluation, st, index: int, seat: int, luck: int, follow: int 
     """`seat`'s utility after option `index` of `st` and, when `follow` > 0, the rest of `seat`'s
     move (`finish_move`), and with `through` the moves up to the end of its next one in the round
     (`play_through_next_move`), on a copy, its random events drawn from `luck`; -1 when the rules fail."""
+    return _scored(engine, evaluation, st, index, seat, luck, follow, through)[1]
+
+
+def _scored(engine, evaluation, st, index: int, seat: int, luck: int, follow: int = 0, through: bool = False):
+    """(the copy played on, `after`'s score); the copy is None when the rules fail."""
     copy = engine.clone(st)
     chance = Sampler(luck)
     try:
         engine.apply(copy, index, chance=chance)
-        finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1, where(st))
+        score = finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1, where(st))
         if through:
             play_through_next_move(engine, evaluation, copy, seat, where(st), follow, chance, luck + 2)
-        return evaluation.utilities(copy)[seat]
+            score = None
+        if score is None:
+            score = evaluation.utilities(copy)[seat]
+        return copy, score
     except GameError:
-        return -1.0
+        return None, -1.0
 
 
 def best_next(engine, evaluation, st, luck: int, follow: int = 0) -> int:
     """The index of the pending option whose result is best for the player to decide, each option
     followed by at most `follow` more of that player's decisions (the greedy bot's rule); the first
     of equal ones."""
+    return _best(engine, evaluation, st, luck, follow)[0]
+
+
+def _best(engine, evaluation, st, luck: int, follow: int = 0):
+    """(`best_next`'s index, the copy it was scored on or None, its score or None when there was a
+    single option, which is not scored)."""
     n = engine.option_count(st)
     if n == 1:
-        return 0
+        return 0, None, None
     seat = engine.current_player(st)
-    scores = [after(engine, evaluation, st, i, seat, luck, follow) for i in range(n)]
-    return max(range(n), key=scores.__getitem__)
+    best = (0, None, None)
+    for i in range(n):
+        copy, score = _scored(engine, evaluation, st, i, seat, luck, follow)
+        if best[2] is None or score > best[2]:
+            best = (i, copy, score)
+    return best
 
 
 def where(st) -> tuple:
@@ -41,14 +63,21 @@ def where(st) -> tuple:
     return st.round, st.phase_index
 
 
-def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: int, at: tuple) -> None:
+def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: int, at: tuple) -> float | None:
     """While `seat` is still the one to decide and the game is still in the round and phase `at`
     (`where` the game was before the move), at most `follow` times, take the best next option by
     one-step lookahead (in place, on `st`, its random events drawn by `chance`). The phase bounds a
-    move where one player decides everything (a game of one player)."""
+    move where one player decides everything (a game of one player). Returns `seat`'s utility of
+    the game reached when the last option taken was scored, None when it was not."""
+    score = None
     while follow > 0 and st.result is None and engine.current_player(st) == seat and where(st) == at:
-        engine.apply(st, best_next(engine, evaluation, st, luck), chance=chance)
+        index, copy, score = _best(engine, evaluation, st, luck)
+        if copy is None:
+            engine.apply(st, index, chance=chance)
+        else:
+            engine.assign(st, copy)
         follow -= 1
+    return score
 
 
 def play_through_next_move(engine, evaluation, st, seat: int, at: tuple, follow: int, chance, luck: int,

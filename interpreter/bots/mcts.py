@@ -54,6 +54,7 @@ class MctsBot:
 
     name = "mcts"
     uses_view = True
+    bot = True  # takes a single option without its view (agents.decide)
 
     def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
                  depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2, learned: int = 1, model=None):

@@ -133,6 +133,11 @@ class GameState:
                     break
         return src
 
+    def become(self, other: "GameState") -> None:
+        """Be the game `other` is, taking over its containers: `other` must not be used after."""
+        for name in GameState.__slots__:
+            setattr(self, name, getattr(other, name))
+
     def clone(self) -> "GameState":
         """An independent copy (for search and what-if analysis), written for the state's shape.
 

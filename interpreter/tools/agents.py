@@ -65,8 +65,11 @@ def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "
 def decide(engine, state, agent):
     """The option `agent` takes at the pending decision, shown its player's view if it uses one."""
     who = engine.current_player(state)
-    view = engine.view(state, who) if getattr(agent, "uses_view", True) else None
-    return agent.choose(engine.options(state), view)
+    options = engine.options(state)
+    # A bot takes the one option there is without looking: the view, the dearest part of a cheap
+    # decision, is not built for it.
+    looks = getattr(agent, "uses_view", True) and (len(options) > 1 or not getattr(agent, "bot", False))
+    return agent.choose(options, engine.view(state, who) if looks else None)
 
 
 def play(engine, state, agents, sink=None, max_decisions: int | None = None):
