@@ -149,7 +149,8 @@ def test_a_model_of_other_rules_is_refused_with_the_reason(trained, tmp_path):
 
 @pytest.mark.parametrize("change,message", [
     (lambda t: t.replace('"weight": ', '"weight": NaN, "x": ', 1), "`NaN` is not a JSON value"),
-    (lambda t: t.replace('"scale": ', '"scale": -', 1), "`scale` must be above 0"),
+    (lambda t: t.replace('"scale": ', '"scale": -', 1), "`scale` must be at least 1e-09"),
+    (lambda t: t.replace('"scale": 1.7', '"scale": 1e-300, "z": 1.7', 1), "`scale` must be at least 1e-09"),
     (lambda t: t.replace('"label": "round"', '"label": "rounds"', 1), "entry 1 is not `round`"),
     (lambda t: t.replace('"weight": ', '"weight": 1e400, "y": ', 1), "`weight` must be a number"),
     (lambda t: t.replace("lfdsl learned evaluation 1", "something else"), "not a learned evaluation"),
@@ -180,5 +181,72 @@ def test_train_and_run_say_which_evaluation_the_bots_use(harvest):
     r = cli("fit-eval", str(harvest), "--games", "4")
     assert r.returncode == 0, r.stderr
     assert "the learned evaluation ranked a winner first (chance: about 50%)" in r.stdout
+    r = cli("tournament", str(harvest), "--bots", "greedy,random", "--games", "2", "--workers", "1")
+    assert r.returncode == 0 and r.stderr.count("the bots use the learned evaluation") == 1
     r = cli("train", str(harvest), "--iterations", "0")
     assert r.returncode == 2 and "--iterations:1:1" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_model_is_never_read_or_written_through_a_link(trained, tmp_path):
+    folder, engine, model, _ = trained
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("the first line of a file elsewhere\n")
+    game = tmp_path / "game"
+    game.mkdir()
+    for name in ("harvest.lf", "harvest.toml"):
+        shutil.copy(folder / name, game / name)
+    engine = Engine.load(game / "harvest.lf")
+    path = learned.model_path(engine, 2)
+    path.parent.mkdir()
+    path.symlink_to(secret)  # the model file is a link out of the project
+    found, why = learned.find(engine, 2)
+    assert found is None and "is a link" in why and "first line" not in why
+    with pytest.raises(OSError):
+        learned.save(model, path)
+    assert secret.read_text() == "the first line of a file elsewhere\n"
+    # A planted name beside it is not written through: the new file is made under a fresh name.
+    path.unlink()
+    planted = path.with_name(path.name + ".tmp")
+    planted.symlink_to(secret)
+    learned.save(model, path)
+    assert secret.read_text() == "the first line of a file elsewhere\n" and not path.is_symlink()
+    assert learned.find(engine, 2)[0] is not None
+    # The folder itself a link to another folder: refused too.
+    shutil.rmtree(path.parent)
+    (tmp_path / "elsewhere").mkdir()
+    shutil.copy(folder / ".lfdsl" / "harvest-2p.model.json", tmp_path / "elsewhere")
+    path.parent.symlink_to(tmp_path / "elsewhere")
+    found, why = learned.find(engine, 2)
+    assert found is None and "not a folder of its own" in why
+    assert learned.writable(path) is not None
+
+
+def test_training_again_beside_a_kept_model_writes_the_same_file(trained):
+    # The first iteration plays with the ruleset's own evaluation, never with a model kept before.
+    folder, engine, model, _ = trained
+    again, _ = train(engine, 2, games=20, iterations=2, seed=5)
+    assert learned.find(engine, 2)[0] is not None and again.to_text() == model.to_text()
+
+
+def test_training_a_game_that_never_ends_says_so(tmp_path):
+    shutil.copy(ROOT / "tests" / "rulesets" / "endless.lf", tmp_path / "endless.lf")
+    shutil.copy(ROOT / "tests" / "rulesets" / "tiny.toml", tmp_path / "tiny.toml")
+    r = subprocess.run([sys.executable, "-m", "interpreter.tools.cli", "train", str(tmp_path / "endless.lf"),
+                        "--games", "1", "--iterations", "1"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and "nothing to learn from" in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / ".lfdsl").exists()  # nothing written, not even the folder
+
+
+def test_a_learned_utility_stays_within_zero_and_one(trained):
+    _, engine, model, _ = trained
+    ev = Evaluation(engine)
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("random", 2, 1), max_decisions=5)
+    # A model whose weights make any lead enormous still gives utilities in [0, 1].
+    import numpy as np
+    loud = learned.LearnedModel(model.key, 2, model.labels, model.mean, model.scale, model.weights * 1e6,
+                                model.bias, model.trained)
+    for evaluation in (ev, Evaluation(engine, model=loud)):
+        assert all(0.0 <= u <= 1.0 for u in evaluation.utilities(st))
+    assert np.isfinite(loud.standing(FeatureLayout(engine, 2).encode(engine.sight(st, 0))))

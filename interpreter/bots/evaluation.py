@@ -122,4 +122,5 @@ class Evaluation:
         """0.5 plus 0.4 times the lead of `mine` over `other`, on the scale of the larger of the
         two when the ruleset declares its evaluation (1 at least)."""
         scale = max(1.0, abs(mine), abs(other)) if self.declared is not None else 1.0
-        return 0.5 + 0.4 * (mine - other) / scale
+        # A learned standing is a predicted result, mostly within [0, 1]: kept within it.
+        return min(1.0, max(0.0, 0.5 + 0.4 * (mine - other) / scale))

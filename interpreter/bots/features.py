@@ -25,6 +25,11 @@ import numpy as np
 
 MAX_VALUES = 12  # a text field with more distinct values is a name, not a category: left out
 LIMIT = 1e6
+MAX_ENTRIES = 20_000  # the largest shipped layout has 2,568 entries; the fit's memory grows with the square
+
+
+class LayoutTooLarge(Exception):
+    """A ruleset that lays out more entries than a learned evaluation takes."""
 
 
 class FeatureLayout:
@@ -93,6 +98,10 @@ class FeatureLayout:
             for piece in sorted(p.name for p in model.pieces.values() if p.track == name):
                 self._tracks[(name, piece)] = self._add(f"track {name}: space of {piece}")
         self.size = len(self.labels)
+        if self.size > MAX_ENTRIES:
+            raise LayoutTooLarge(f"at {players} players the ruleset lays out {self.size:,} entries, more than the "
+                                 f"{MAX_ENTRIES:,} a learned evaluation takes (zones, slots and counters per player, "
+                                 "times the number, yes/no and text fields of their kinds)")
 
     def _add(self, label: str) -> int:
         self.labels.append(label)

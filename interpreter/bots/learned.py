@@ -23,6 +23,7 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,12 +32,12 @@ from rulesdsl.errors import LanguageError
 from rulesdsl.files import FileRefused, read_bytes
 
 from ..tools.records import Doc, kind_of
-from .features import FeatureLayout
+from .features import MAX_ENTRIES, FeatureLayout, LayoutTooLarge
 
 FORMAT = "lfdsl learned evaluation 1"
 MAX_MODEL_BYTES = 16 * 1024 * 1024
-MAX_ENTRIES = 100_000
 MAX_WEIGHT = 1e12
+MIN_SCALE = 1e-9  # an entry's spread, as the fit floors it: with the caps above, every standing is finite
 FOLDER = ".lfdsl"
 
 
@@ -65,8 +66,9 @@ class LearnedModel:
         self._b = self.bias - float(self.mean @ self._w)
 
     def standing(self, entries) -> float:
-        """The predicted result of the player whose position `entries` is."""
-        return float(entries @ self._w) + self._b
+        """The predicted result of the player whose position `entries` is (0 if it were not a number)."""
+        value = float(entries @ self._w) + self._b
+        return value if math.isfinite(value) else 0.0
 
     def to_text(self) -> str:
         """The model as JSON text, one entry per line, the same bytes for the same model."""
@@ -84,13 +86,19 @@ class LearnedModel:
 
 def fit(X: np.ndarray, y: np.ndarray, ridge: float = 1.0):
     """Mean, scale, weights and bias of the ridge fit of `y` on the rows of `X` (see the module)."""
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale < 1e-9] = 1.0  # an entry that never varies: weight 0, whatever its scale
-    Z = (X - mean) / scale
-    bias = float(y.mean())
-    A = Z.T @ Z + ridge * np.eye(Z.shape[1])
-    weights = np.linalg.solve(A, Z.T @ (y - bias))
+    from threadpoolctl import threadpool_limits
+    # One thread: a sum split among threads is added in another order, and the last digits of the
+    # weights would depend on the machine's count of cores.
+    with threadpool_limits(limits=1):
+        mean = X.mean(axis=0)
+        scale = X.std(axis=0)
+        scale[scale < MIN_SCALE] = 1.0  # an entry that never varies: weight 0, whatever its scale
+        Z = (X - mean) / scale
+        bias = float(y.mean())
+        if Z.shape[1] <= Z.shape[0]:
+            weights = np.linalg.solve(Z.T @ Z + ridge * np.eye(Z.shape[1]), Z.T @ (y - bias))
+        else:  # more entries than positions: the same weights from the smaller system
+            weights = Z.T @ np.linalg.solve(Z @ Z.T + ridge * np.eye(Z.shape[0]), y - bias)
     return mean, scale, weights, bias
 
 
@@ -118,17 +126,60 @@ def model_path(engine, players: int) -> Path | None:
     return path.parent / FOLDER / f"{path.stem}-{players}p.model.json"
 
 
+def misplaced(path: Path) -> str | None:
+    """Why the model file `path` may not be used or written, or None: its folder must be a real
+    folder and the file a plain file, no link, so that what is read or written is what the name
+    says, beside the ruleset (a link could lead out of the project, to be read or written over)."""
+    if os.path.lexists(path.parent) and (os.path.islink(path.parent) or not os.path.isdir(path.parent)):
+        return f"{path.parent} is not a folder of its own (a link or a file): the learned evaluation is kept only in a real folder"
+    if os.path.islink(path):
+        return f"{path} is a link: the learned evaluation is read only from a plain file"
+    return None
+
+
+def writable(path: Path) -> str | None:
+    """Why `save` could not write `path`, or None: said before a long training, not after it."""
+    why = misplaced(path)
+    if why is not None:
+        return why
+    made = not os.path.lexists(path.parent)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        return f"cannot write in {path.parent}: {exc.strerror}"
+    finally:
+        if made and os.path.isdir(path.parent) and not os.listdir(path.parent):
+            os.rmdir(path.parent)  # made only to try: `save` makes it again
+    return None
+
+
 def save(model: LearnedModel, path: Path) -> None:
-    """Write `model` to `path` (its folder made if need be), replacing the file in one step."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(model.to_text(), encoding="utf-8")
-    os.replace(tmp, path)
+    """Write `model` to `path` (its folder made if need be), replacing the file in one step through
+    a new file of its own (never through a name someone may have left there); OSError if not."""
+    why = misplaced(path)
+    if why is not None:
+        raise OSError(0, why)
+    path.parent.mkdir(exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".model-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(model.to_text())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def read(path: Path, engine, players: int) -> LearnedModel:
     """The model in `path`, checked against `engine` at `players`; ModelError otherwise."""
     shown = str(path)
+    why = misplaced(path)
+    if why is not None:
+        raise ModelError([Doc(shown, "").diag(0, why, "train it again: lfdsl train writes a plain file there")])
     try:
         data = read_bytes(path, MAX_MODEL_BYTES)
     except FileRefused as exc:
@@ -145,7 +196,10 @@ def read(path: Path, engine, players: int) -> LearnedModel:
     if value.get("format") != FORMAT:
         doc.fail(["format"] if "format" in value else [], f"not a learned evaluation of this version "
                  f"(`format` must be \"{FORMAT}\")", "write it again with `lfdsl train`")
-    layout = FeatureLayout(engine, players)
+    try:
+        layout = FeatureLayout(engine, players)
+    except LayoutTooLarge as exc:
+        doc.fail([], str(exc))
     key = model_key(engine, players, layout)
     got = doc.text_at(value, ["key"])
     if doc.int_at(value, ["players"], 1, 1000) != players:
@@ -156,8 +210,8 @@ def read(path: Path, engine, players: int) -> LearnedModel:
                  f"--players {players}")
     entries = doc.value_at(value, ["entries"])
     if not isinstance(entries, list) or len(entries) > MAX_ENTRIES:
-        doc.fail(["entries"], "`entries` must be a list of at most "
-                 f"{MAX_ENTRIES:,} entries, not {kind_of(entries)}")
+        doc.fail(["entries"], f"`entries` must be a list of at most {MAX_ENTRIES:,} entries" + (
+            f", not {len(entries):,}" if isinstance(entries, list) else f", not {kind_of(entries)}"))
     if len(entries) != layout.size:
         doc.fail(["entries"], f"{len(entries)} entries where the ruleset lays out {layout.size}")
     numbers = {"mean": [], "scale": [], "weight": []}
@@ -179,8 +233,8 @@ def _number(doc: Doc, data: dict, keys, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or abs(value) > MAX_WEIGHT:
         doc.fail(keys, f"`{keys[-1]}` must be a number of at most {MAX_WEIGHT:g} in size, not {kind_of(value)}")
-    if positive and value <= 0:
-        doc.fail(keys, f"`{keys[-1]}` must be above 0")
+    if positive and value < MIN_SCALE:
+        doc.fail(keys, f"`{keys[-1]}` must be at least {MIN_SCALE:g}")
     return float(value)
 
 

@@ -471,13 +471,17 @@ def sight(prog, st: GameState, player: int) -> Sight:
         where = place(key)
         cards = [cells[i] for i in sorted(cells)]
         places.append((where.name, where.owner, "grid", seen(cards, _visibility(prog, key), key)))
+    slot_places = []
     for where, key, cards in slots:
         host = place(st.loc[where.host])
         for _ in range(len(st.loc)):  # a card in a slot of a card in a slot...: the place below them
             if host.host is None:
                 break
             host = place(st.loc[host.host])
-        places.append((where.name, host.owner, "slot", seen(cards, _visibility(prog, key), key)))
+        slot_places.append((where.name, host.owner, "slot", seen(cards, _visibility(prog, key), key)))
+    # In an order that follows from what the player sees, not from the order slots were filled in.
+    places.extend(sorted(slot_places, key=lambda p: (p[0], -1 if p[1] is None else p[1],
+                                                     [-1 if d is None else d for d in p[3]])))
     counters = {name: value for name, value in st.counters.items()
                 if name not in prog.card_counters and not prog.model.counters[name].keyed}
     return Sight(player, st.round, st.phase_index, st.result is not None, places, counters,

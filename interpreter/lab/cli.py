@@ -419,7 +419,8 @@ def cmd_tournament(args) -> int:
     bots = [s.text for s in specs]
     if len(set(bots)) < len(bots):
         raise opt.at("--bots", args.bots, "a bot is named twice", "name each bot once: a pair needs two")
-    _agents_for(",".join(bots[:1] * players), players, args.seed, engine, option="--bots")  # says which evaluation
+    for bot in bots:  # each as it would sit at every seat; the note on the evaluation is said once
+        _agents_for(bot, players, args.seed, engine, option="--bots", note=bot == bots[-1] and specs)
     _, _, show = _lab()  # the tournament's table is the lab's: without it, the missing extra is named before any game
     from .tournament import ladder, ratings, table, tournament
     workers = args.workers if args.workers is not None else min(os.cpu_count() or 1, opt.MAX_WORKERS)
@@ -500,11 +501,19 @@ def cmd_train(args) -> int:
     g = engine.model.game
     players = _players_for(engine, args.players)
     _seeds_fit("--seed", args.seed, args.games * args.iterations)
-    _agents_for(args.bots, players, args.seed, engine, option="--bots")
+    _agents_for(args.bots, players, args.seed, engine, option="--bots", note=False)
     _, _, show = _lab()
     from ..bots import learned
+    from ..bots.features import FeatureLayout, LayoutTooLarge
     from . import train
     path = learned.model_path(engine, players)
+    why = learned.writable(path)
+    if why is not None:
+        raise UsageError(why)
+    try:
+        FeatureLayout(engine, players)
+    except LayoutTooLarge as exc:
+        raise UsageError(str(exc)) from None
     if engine.evaluation is not None:
         print(visible(f"note: {args.ruleset} has an `evaluate` block, which the bots use; they use the "
                       "learned evaluation instead when told so (`greedy:learned=2`)"), file=sys.stderr)
@@ -516,7 +525,7 @@ def cmd_train(args) -> int:
         try:
             model, report = train.train(engine, players, args.games, args.iterations, args.seed, args.bots,
                                         args.every, each=lambda: bar.advance(task))
-        except LimitError as exc:
+        except train.TrainError as exc:
             raise UsageError(str(exc)) from None
     print()
     print(f"{'iteration':>9}  {'finished':>8}  {'positions':>9}  model before: winner ranked first")

@@ -2,7 +2,7 @@
 
 Each iteration plays `games` games with the bots (greedy by default), every seat using the model of
 the iteration before (the first iteration: the ruleset's own evaluation, the victory thresholds when
-it has no `evaluate` block). Every `every` decisions the position is kept, once per player, as that
+it has no `evaluate` block; never a model kept from an earlier training). Every `every` decisions the position is kept, once per player, as that
 player sees it (bots/features.py); when the game ends each kept position is labelled with its
 player's result (1 for a win, 0 for a loss). The model is then fitted on the positions of every
 iteration so far (bots/learned.py). A game stopped by a limit has no result and gives no position.
@@ -24,6 +24,12 @@ from ..bots import BOTS, parse_agents
 from ..bots.features import FeatureLayout
 from ..bots.learned import LearnedModel, fit, model_key
 from ..engine import LimitError
+
+MAX_CELLS = 40_000_000  # positions times entries kept for the fit: 320 MB of numbers
+
+
+class TrainError(Exception):
+    """Training that cannot go on: nothing to learn from, or more positions than memory allows."""
 from ..tools.agents import decide
 
 
@@ -56,7 +62,7 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
         for g in range(games):
             game_seed = seed + it * games + g
             agents = [BOTS[s.name](engine, seat, (game_seed * 1_000_003 + seat) ^ 0x5EED_B075,
-                                   **dict(s.params, **({"model": model, "learned": 2} if model is not None else {})))
+                                   **dict(s.params, **({"model": model, "learned": 2} if model is not None else {"learned": 0})))
                       if s.name in BOTS else _simple(s.name, game_seed, seat)
                       for seat, s in enumerate(specs)]
             kept = collect(engine, players, game_seed, agents, layout, every)
@@ -69,6 +75,9 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
             for entries in positions:
                 rows.append(entries)
                 results.append(returns)
+            if (len(X) + len(rows) * players) * layout.size > MAX_CELLS:
+                raise TrainError(f"{len(X) + len(rows) * players:,} positions of {layout.size:,} entries are more "
+                                 "than memory allows: keep a position less often (--every) or play fewer games")
         seen = hits(model, rows, results, players) if rows and model is not None else None
         for entries, returns in zip(rows, results):
             for p in range(players):
@@ -81,7 +90,7 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
             model = LearnedModel(key, players, layout.labels, mean, scale, weights, bias, trained)
         report.append(Iteration(it + 1, games, finished, len(rows) * players, seen))
     if model is None:
-        raise LimitError("no game ended: nothing to learn from (each stopped at a limit)")
+        raise TrainError("no game ended with a decision taken: nothing to learn from")
     return model, report
 
 

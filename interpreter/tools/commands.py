@@ -66,9 +66,10 @@ def _players_for(engine, wanted, at_least: int = 1, default=None):
     return players
 
 
-def _agents_for(text: str, players: int, seed: int, engine, option: str = "--agents") -> list:
+def _agents_for(text: str, players: int, seed: int, engine, option: str = "--agents", note=True) -> list:
     """The agents `text` seats, one for all or one per seat; a count that does not fit, or a person
-    where only bots can play, is reported at the option."""
+    where only bots can play, is reported at the option. `note`: say on standard error which
+    evaluation the bots use (False: not; a list of specifications: for those rather than these)."""
     from ..bots import parse_agents
     specs = parse_agents(text, option)
     if len(specs) not in (1, players):
@@ -76,8 +77,9 @@ def _agents_for(text: str, players: int, seed: int, engine, option: str = "--age
                      "give one agent for every seat, or one per seat separated by commas")
     if any(s.name == "human" for s in specs):
         raise opt.at(option, text, "`human` is a person at the table: play with `lfdsl play`, or give a bot here")
+    judged = specs if note is True else note or []
     if engine is not None and any(s.name in ("greedy", "mcts") and (s.params.get("learned", 1) == 2 or (
-            engine.evaluation is None and s.params.get("learned", 1) == 1)) for s in specs):
+            engine.evaluation is None and s.params.get("learned", 1) == 1)) for s in judged):
         _learned_note(engine, players)
     return make_agents(text, players, seed, engine=engine, option=option)
 
