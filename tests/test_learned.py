@@ -250,3 +250,34 @@ def test_a_learned_utility_stays_within_zero_and_one(trained):
     for evaluation in (ev, Evaluation(engine, model=loud)):
         assert all(0.0 <= u <= 1.0 for u in evaluation.utilities(st))
     assert np.isfinite(loud.standing(FeatureLayout(engine, 2).encode(engine.sight(st, 0))))
+
+
+def test_the_fit_is_the_ridge_solution_whichever_system_is_smaller():
+    import numpy as np
+    from interpreter.bots.learned import fit
+    rng = np.random.default_rng(3)
+    for rows, cols in ((40, 6), (6, 40)):
+        X = rng.normal(size=(rows, cols)) * 3 + 1
+        y = rng.random(rows)
+        mean, scale, weights, bias = fit(X, y, ridge=0.5)
+        Z = (X - mean) / scale
+        primal = np.linalg.solve(Z.T @ Z + 0.5 * np.eye(cols), Z.T @ (y - bias))
+        assert np.allclose(weights, primal, atol=1e-9)
+
+
+def test_the_fit_does_not_depend_on_the_number_of_threads():
+    # A product split among threads adds in another order: the fit runs on one, whatever is asked.
+    script = ("import numpy as np, hashlib\nfrom interpreter.bots.learned import fit\n"
+              "rng = np.random.default_rng(1)\nX = rng.normal(size=(1200, 900)); y = rng.random(1200)\n"
+              "m, s, w, b = fit(X, y)\nprint(hashlib.sha256(w.tobytes()).hexdigest())\n")
+    import os
+    outs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True,
+                           env=dict(os.environ, OPENBLAS_NUM_THREADS=n, OMP_NUM_THREADS=n)).stdout for n in ("1", "2")}
+    assert len(outs) == 1
+
+
+def test_a_layout_past_the_ceiling_is_refused_before_any_game(harvest, monkeypatch):
+    from interpreter.bots import features
+    monkeypatch.setattr(features, "MAX_ENTRIES", 10)
+    with pytest.raises(features.LayoutTooLarge, match="lays out 28 entries, more than the 10"):
+        FeatureLayout(Engine.load(harvest), 2)
