@@ -358,9 +358,10 @@ class Engine:
 
     def evaluator(self, st: GameState):
         """`evaluate` for many expressions on one state that no one changes meanwhile: a function
-        `(fn, env) -> value` sharing one run of the rules (what a bot's evaluation calls)."""
+        `(fn, env) -> value` sharing one run of the rules (what a bot's evaluation calls). A compiled
+        expression only reads `env`, so it is passed as it is."""
         run = Run(self.program, st)
-        return lambda fn, env: fn(run, dict(env))
+        return lambda fn, env: fn(run, env)
 
 
 def _value_id(value, label: str, elem: tuple, st: GameState) -> str:

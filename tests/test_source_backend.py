@@ -321,3 +321,19 @@ def test_no_generated_function_holds_text_that_cannot_run(ruleset):
     for text in engine.program.expression_sources:
         (fn,) = ast.parse(text).body
         assert not _dead(fn.body), text
+
+
+@pytest.mark.parametrize("ruleset", ["base", "kodama", "solo", "duel", "dartmoor"])
+def test_no_compiled_expression_writes_its_environment(ruleset):
+    # `Engine.evaluator` hands an expression the caller's environment without a copy: only the runs
+    # of records (`_r`, the statements) bind names.
+    engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
+    for text in engine.program.expression_sources:
+        (fn,) = ast.parse(text).body
+        if fn.name == "_r":
+            continue
+        for node in ast.walk(fn):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AugAssign, ast.AnnAssign)) else []
+            for t in targets:
+                assert not (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == "env"), text

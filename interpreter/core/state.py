@@ -9,13 +9,16 @@ from .ir import decision_json
 MASK64 = (1 << 64) - 1
 
 
-def _copy(value):
+def copy_value(value):
     """A copy of a counter's or a local's value: lists and tables copied, at any depth."""
     if type(value) is list:
-        return [_copy(v) for v in value] if value and type(value[0]) in (list, dict) else list(value)
+        return [copy_value(v) for v in value] if value and type(value[0]) in (list, dict) else list(value)
     if type(value) is dict:
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_value(v) if type(v) in _NESTED else v for k, v in value.items()}
     return value
+
+
+_NESTED = (list, dict)
 
 
 def _pending_json(pending: dict | None) -> dict | None:
@@ -151,11 +154,12 @@ class GameState:
         new.zones = zones if type(self.zones) is dict else Zones(zones)
         new.loc = list(self.loc)
         new.card_def = list(self.card_def)
-        new.counters = {k: _copy(v) for k, v in self.counters.items()}
+        new.counters = {k: copy_value(v) if type(v) in _NESTED else v for k, v in self.counters.items()}
         new.markers = dict(self.markers)
         new.tracks = {k: dict(v) for k, v in self.tracks.items()}
         new.grids = {k: dict(v) for k, v in self.grids.items()}
-        new.stack = [Frame(f.proc, f.pc, {k: _copy(v) for k, v in f.env.items()}, f.active) for f in self.stack]
+        new.stack = [Frame(f.proc, f.pc, {k: copy_value(v) if type(v) in _NESTED else v for k, v in f.env.items()},
+                           f.active) for f in self.stack]
         new.pending = self.pending
         new.result = self.result
         new.seq, new.decisions, new.steps, new.total_steps = self.seq, self.decisions, self.steps, self.total_steps

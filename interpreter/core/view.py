@@ -36,7 +36,7 @@ from . import present
 from .ir import decision_from_json, decision_json
 from .place import place, slot_key
 from .runtime import GameError, InternalError, Run
-from .state import Frame, GameState, Zones
+from .state import Frame, GameState, Zones, copy_value
 from .visibility import has_private_place, player_event, seen_in_place
 from .visibility import visibility as _visibility
 
@@ -334,10 +334,12 @@ class _Deal:
         pub = v.data
         st.stage, st.round, st.phase, st.phase_index = pub["stage"], pub["round"], pub["phase"], pub["phase_index"]
         st.queue = list(pub["queue"])
-        st.counters = json.loads(json.dumps(pub["counters"]))
+        # The view's data is plain JSON data already: copied as it stands, so that no game dealt
+        # from it shares a container with it.
+        st.counters = copy_value(pub["counters"])
         st.markers = dict(pub["markers"])
-        st.tracks = json.loads(json.dumps(pub["tracks"]))
-        st.reached = json.loads(json.dumps(pub["reached"]))
+        st.tracks = copy_value(pub["tracks"])
+        st.reached = copy_value(pub["reached"])
         st.result = pub["result"]
         defs = list(sk["defs"])
         kind_of = dict(enumerate(prog.def_kind))
