@@ -281,3 +281,16 @@ def test_a_layout_past_the_ceiling_is_refused_before_any_game(harvest, monkeypat
     monkeypatch.setattr(features, "MAX_ENTRIES", 10)
     with pytest.raises(features.LayoutTooLarge, match="lays out 28 entries, more than the 10"):
         FeatureLayout(Engine.load(harvest), 2)
+
+
+def test_a_bot_on_a_learned_evaluation_plays_the_same_game_in_any_process(trained, tmp_path):
+    folder, _, _, _ = trained
+    traces = []
+    for n in (1, 2):
+        out = tmp_path / f"t{n}.jsonl"
+        r = subprocess.run([sys.executable, "-m", "interpreter.tools.cli", "run", str(folder / "harvest.lf"),
+                            "--agents", "greedy,mcts:iterations=30", "--seed", "7", "--quiet", "--trace", str(out)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert r.returncode == 0 and "the bots use the learned evaluation" in r.stderr, r.stderr
+        traces.append(out.read_bytes())
+    assert traces[0] == traces[1] and b'"choice"' in traces[0]
