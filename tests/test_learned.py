@@ -294,3 +294,18 @@ def test_a_bot_on_a_learned_evaluation_plays_the_same_game_in_any_process(traine
         assert r.returncode == 0 and "the bots use the learned evaluation" in r.stderr, r.stderr
         traces.append(out.read_bytes())
     assert traces[0] == traces[1] and b'"choice"' in traces[0]
+
+
+def test_a_small_grid_is_told_cell_by_cell():
+    engine = Engine.load(ROOT / "rulesets" / "base.lf")
+    layout = FeatureLayout(engine, 2)
+    st = engine.new_game(2, 2)
+    play(engine, st, make_agents("random", 2, 2), max_decisions=150)
+    for me in (0, 1):
+        x = layout.encode(engine.sight(st, me))
+        for r in (0, 1):
+            cells = [i for i, label in enumerate(layout.labels) if label.startswith(f"grid forest (seat +{r}): cell ")]
+            filled = {int(layout.labels[i].split("cell ")[1].split()[0]) - 1 for i in cells if x[i] == 1}
+            owner = (me + r) % 2
+            assert filled == set(engine.sight(st, owner).cells[("forest", owner)])
+            assert len(filled) == x[layout.labels.index(f"forest (seat +{r}): cards")] > 0

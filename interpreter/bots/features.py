@@ -12,6 +12,8 @@ is a count or a sum a designer would read off the table:
   how many of them the player does not see, and over the cards seen: the sum of every number field
   and the count of every true yes/no field of the place's kind, and for every text field with at
   most MAX_VALUES values, how many cards have each value;
+- for every grid of at most MAX_CELL_ENTRIES cells (a player's once per relative seat): one entry
+  per cell, 1 when it is filled (a shape a designer sees: a line about to be completed);
 - every counter that is neither keyed nor a card's (a player's once per relative seat);
 - every marker: whether each relative seat holds it;
 - every track: each player's piece's space (relative seats), each named piece's space; -1 off
@@ -24,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 MAX_VALUES = 12  # a text field with more distinct values is a name, not a category: left out
+MAX_CELL_ENTRIES = 100  # a grid of more cells is told by its counts only
 LIMIT = 1e6
 MAX_ENTRIES = 20_000  # the largest shipped layout has 2,568 entries; the fit's memory grows with the square
 
@@ -79,6 +82,14 @@ class FeatureLayout:
         for (name, kind, per_player) in sorted(place_kinds):
             for r in (range(players) if per_player else [None]):
                 self._place(name, kind, r)
+        self._cells = {}  # (grid, relative seat) -> the first entry of its cells
+        for name in sorted(model.grids):
+            meta = engine.grids[name]
+            count = meta.width * meta.height
+            if count <= MAX_CELL_ENTRIES:
+                for r in (range(players) if model.grids[name].per_player else [None]):
+                    self._cells[(name, r)] = self._add_many([f"grid {name}{_who(r)}: cell {i + 1} filled"
+                                                             for i in range(count)])
         for name in sorted(engine.slots):
             for r in [*range(players), None]:
                 self._place(name, engine.slots[name].kind, r)
@@ -141,6 +152,11 @@ class FeatureLayout:
                     if len(row):
                         out[at + 2:at + 2 + len(row)] += row
             out[at + 1] += unseen
+        for (name, owner), cells in sight.cells.items():
+            at = self._cells.get((name, None if owner is None else (owner - me) % n))
+            if at is not None:
+                for i in cells:
+                    out[at + i] = 1.0
         counters = sight.counters
         for (name, r), at in self._counters.items():
             value = counters.get(name)

@@ -427,12 +427,13 @@ class Sight:
     names, handles and running bodies a `View` carries: for every place, its declaration's name, the
     seat it belongs to (a card's slot: the seat of the place its card lies in, None when shared),
     "zone", "grid" or "slot", and per card the definition seen or None. With the game's public
-    values: round, phase, the counters that are neither keyed nor a card's, markers, tracks. Built
+    values: round, phase, the counters that are neither keyed nor a card's, markers, tracks, and
+    which cells of each grid are filled (as a view shows, seen cards or not). Built
     from the same facts as the view (visibility.py decides), and holding no card's number."""
 
-    __slots__ = ("player", "round", "phase_index", "over", "places", "counters", "markers", "tracks")
+    __slots__ = ("player", "round", "phase_index", "over", "places", "counters", "markers", "tracks", "cells")
 
-    def __init__(self, player, round_, phase_index, over, places, counters, markers, tracks):
+    def __init__(self, player, round_, phase_index, over, places, counters, markers, tracks, cells):
         self.player = player
         self.round = round_
         self.phase_index = phase_index
@@ -441,6 +442,7 @@ class Sight:
         self.counters = counters
         self.markers = markers
         self.tracks = tracks
+        self.cells = cells  # (grid name, owner) -> the filled cells, in order
 
 
 def sight(prog, st: GameState, player: int) -> Sight:
@@ -469,10 +471,12 @@ def sight(prog, st: GameState, player: int) -> Sight:
             slots.append((where, key, cards))
         else:
             places.append((where.name, where.owner, "zone", seen(cards, _visibility(prog, key), key)))
+    filled = {}
     for key, cells in st.grids.items():
         where = place(key)
-        cards = [cells[i] for i in sorted(cells)]
-        places.append((where.name, where.owner, "grid", seen(cards, _visibility(prog, key), key)))
+        order = sorted(cells)
+        filled[(where.name, where.owner)] = tuple(order)
+        places.append((where.name, where.owner, "grid", seen([cells[i] for i in order], _visibility(prog, key), key)))
     slot_places = []
     for where, key, cards in slots:
         host = place(st.loc[where.host])
@@ -487,4 +491,4 @@ def sight(prog, st: GameState, player: int) -> Sight:
     counters = {name: value for name, value in st.counters.items()
                 if name not in prog.card_counters and not prog.model.counters[name].keyed}
     return Sight(player, st.round, st.phase_index, st.result is not None, places, counters,
-                 dict(st.markers), {name: dict(pieces) for name, pieces in st.tracks.items()})
+                 dict(st.markers), {name: dict(pieces) for name, pieces in st.tracks.items()}, filled)
