@@ -22,7 +22,7 @@ from ..tools.agents import make_agents
 def register(sub) -> None:
     """Adds the lab's commands to `sub` (the subcommands of `lfdsl`), each with its handler and
     the extra it needs."""
-    tr = sub.add_parser("tournament", help="play every pair of bots over N games and print their win rates")
+    tr = sub.add_parser("tournament", help="play every pair of bots over N games: win rates and a rating ladder")
     add_common(tr)
     tr.add_argument("--bots", required=True, help="two or more agents: mcts,greedy,random")
     tr.add_argument("--games", type=opt.GAMES, default=20, help="games per pair (default 20)")
