@@ -9,6 +9,7 @@ against greedy.
 
     python benchmarks/learned.py --configs rulesets/duel.lf:2 --train-games 40 --games 100 --jobs 2
     python benchmarks/learned.py            # every shipped ruleset (long: hours on one core)
+    python benchmarks/learned.py --configs rulesets/base.lf:2 --pairs greedy-random   # greedy only
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=100, help="games per pair")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification")
     ap.add_argument("--jobs", type=int, default=1, help="processes to play the pairs on")
+    ap.add_argument("--pairs", default="greedy-random,mcts-greedy", help="the pairs to play, in order")
     ap.add_argument("--json", action="store_true", help="print JSON instead of lines")
     args = ap.parse_args(argv)
     rows = []
@@ -59,7 +61,9 @@ def main(argv=None) -> int:
             trained_in = time.process_time() - began
             greedy, mcts = "greedy:learned=2", f"{args.mcts}{',' if ':' in args.mcts else ':'}learned=2"
             pairs = []
-            for a, b in ((greedy, "random"), (mcts, greedy)):
+            named = {"greedy": greedy, "mcts": mcts, "random": "random"}
+            for pair in args.pairs.split(","):
+                a, b = (named[x] for x in pair.split("-"))
                 (result,) = tournament(engine, [a, b], args.games, players, seed=1000, workers=args.jobs)
                 low, high = result.interval()
                 pairs.append({"a": a, "b": b, "games": result.games, "a_rate": round(result.rate(), 3),
