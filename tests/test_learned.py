@@ -309,3 +309,24 @@ def test_a_small_grid_is_told_cell_by_cell():
             owner = (me + r) % 2
             assert filled == set(engine.sight(st, owner).cells[("forest", owner)])
             assert len(filled) == x[layout.labels.index(f"forest (seat +{r}): cards")] > 0
+
+
+def test_the_solo_race_layer_has_neither_fire_nor_clock():
+    # tests/rulesets/solo/race.lf (issue 28, point 5): Onibi never moves and no fire comes, so a
+    # game alone is a race to the flowers; with `onibi_acts=1` he moves again, which shows the
+    # layer is what stops him.
+    for acts, moves in ((0, False), (1, True)):
+        engine = Engine.load(ROOT / "tests" / "rulesets" / "solo" / "race.lf", params={"onibi_acts": str(acts)})
+        st = engine.new_game(1, 3)
+        start = dict(st.tracks["circle"])
+        fires = [len(st.zones["circle_fires"])]
+        while st.round < 6:
+            play(engine, st, make_agents("random", 1, 3), max_decisions=1)
+            fires.append(len(st.zones["circle_fires"]))
+        assert (st.tracks["circle"]["onibi"] != start["onibi"]) == moves
+        if not moves:
+            assert all(b <= a for a, b in zip(fires, fires[1:]))  # fires only go away
+    r = subprocess.run([sys.executable, "-m", "interpreter.tools.cli", "run", "tests/rulesets/solo/race.lf",
+                        "--agents", "greedy", "--seed", "1", "--quiet"], capture_output=True, text=True, cwd=ROOT,
+                       timeout=300)
+    assert r.returncode == 0 and "flowers reached the solo goal" in r.stdout
