@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", default=CONFIGS, help="RULESET:PLAYERS,...")
     ap.add_argument("--train-games", type=int, default=100, help="games per training iteration")
     ap.add_argument("--iterations", type=int, default=3, help="training iterations")
+    ap.add_argument("--every", type=int, default=2, help="training keeps a position every N decisions")
     ap.add_argument("--games", type=int, default=100, help="games per pair")
     ap.add_argument("--mcts", default="mcts", help="the mcts specification")
     ap.add_argument("--jobs", type=int, default=1, help="processes to play the pairs on")
@@ -56,7 +57,7 @@ def main(argv=None) -> int:
             engine = Engine.load(project / ruleset)
             began = time.process_time()
             model, report = train(engine, players, args.train_games, args.iterations, seed=1,
-                                  bots="greedy:learned=2")
+                                  bots="greedy:learned=2", every=args.every)
             learned.save(model, learned.model_path(engine, players))
             trained_in = time.process_time() - began
             greedy, mcts = "greedy:learned=2", f"{args.mcts}{',' if ':' in args.mcts else ':'}learned=2"
