@@ -109,6 +109,9 @@ class Program:
         self.names_of_hidden_faces = frozenset(self.names[i] for i in self.hidden_faces)
         self.defs_by_kind = {k: tuple(d.index for d in v) for k, v in cards.by_kind.items()}
         self.card_counters = frozenset(c.name for c in model.counters.values() if c.card_kind is not None)
+        # Counters neither keyed nor a card's: one number, or one per player (what a sight shows).
+        self.plain_counters = frozenset(c.name for c in model.counters.values()
+                                        if c.card_kind is None and not c.keyed)
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         instructions = Compiler(model, comp).compile_all(Backend(comp))

@@ -488,7 +488,7 @@ def sight(prog, st: GameState, player: int) -> Sight:
     # In an order that follows from what the player sees, not from the order slots were filled in.
     places.extend(sorted(slot_places, key=lambda p: (p[0], -1 if p[1] is None else p[1],
                                                      [-1 if d is None else d for d in p[3]])))
-    counters = {name: value for name, value in st.counters.items()
-                if name not in prog.card_counters and not prog.model.counters[name].keyed}
+    plain = prog.plain_counters
+    counters = {name: value for name, value in st.counters.items() if name in plain}
     return Sight(player, st.round, st.phase_index, st.result is not None, places, counters,
                  dict(st.markers), {name: dict(pieces) for name, pieces in st.tracks.items()}, filled)

@@ -405,8 +405,6 @@ def cmd_compare(args) -> int:
 
 def cmd_tournament(args) -> int:
     """`lfdsl tournament`: every pair of bots over the games, seats alternated, and their win rates."""
-    import json
-
     from ..bots import parse_agents
     engine = _load(args)
     g = engine.model.game
@@ -438,24 +436,17 @@ def cmd_tournament(args) -> int:
     for line in ladder(rates, bots[0]):
         print(visible(line))
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump({"ruleset": args.ruleset, "players": players, "games": args.games, "seed": args.seed,
-                           "bots": bots, "pairs": [r.to_json() for r in results],
-                           "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "interval95": [round(r.low, 1), round(r.high, 1)]}
-                                       for r in rates],
-                           "rating": "Bradley-Terry, Elo scale, binomial GLM (statsmodels), first bot at 0"},
-                          f, indent=2)
-                f.write("\n")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+        _write_json(args.json, {
+            "ruleset": args.ruleset, "players": players, "games": args.games, "seed": args.seed, "bots": bots,
+            "pairs": [r.to_json() for r in results],
+            "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "interval95": [round(r.low, 1), round(r.high, 1)]}
+                        for r in rates],
+            "rating": "Bradley-Terry, Elo scale, binomial GLM (statsmodels), first bot at 0"})
     return EXIT_OK
 
 
 def cmd_fit_eval(args) -> int:
     """`lfdsl fit-eval`: which of the `evaluate` block's scores predict the winner."""
-    import json
-
     engine = _load(args)
     g = engine.model.game
     players = _players_for(engine, args.players)
@@ -485,13 +476,8 @@ def cmd_fit_eval(args) -> int:
     for line in evalfit.table(result):
         print(line)
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump({"ruleset": args.ruleset, "agents": args.agents, "seed": args.seed, "every": args.every,
-                           **result.to_json()}, f, indent=2)
-                f.write("\n")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror}") from None
+        _write_json(args.json, {"ruleset": args.ruleset, "agents": args.agents, "seed": args.seed,
+                                "every": args.every, **result.to_json()})
     return EXIT_OK
 
 

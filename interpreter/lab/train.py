@@ -20,17 +20,17 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from ..bots import BOTS, parse_agents
+from ..bots import BOTS, make_bot, parse_agents
 from ..bots.features import FeatureLayout
 from ..bots.learned import LearnedModel, fit, model_key
 from ..engine import LimitError
+from ..tools.agents import AGENTS, decide
 
 MAX_CELLS = 40_000_000  # positions times entries kept for the fit: 320 MB of numbers
 
 
 class TrainError(Exception):
     """Training that cannot go on: nothing to learn from, or more positions than memory allows."""
-from ..tools.agents import decide
 
 
 @attrs.frozen
@@ -61,10 +61,9 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
         rows, results, finished = [], [], 0
         for g in range(games):
             game_seed = seed + it * games + g
-            agents = [BOTS[s.name](engine, seat, (game_seed * 1_000_003 + seat) ^ 0x5EED_B075,
-                                   **dict(s.params, **({"model": model, "learned": 2} if model is not None else {"learned": 0})))
-                      if s.name in BOTS else _simple(s.name, game_seed, seat)
-                      for seat, s in enumerate(specs)]
+            learning = {"model": model, "learned": 2} if model is not None else {"learned": 0}
+            agents = [make_bot(attrs.evolve(s, params={**s.params, **learning}), engine, seat, game_seed)
+                      if s.name in BOTS else AGENTS[s.name](game_seed, seat) for seat, s in enumerate(specs)]
             kept = collect(engine, players, game_seed, agents, layout, every)
             if each is not None:
                 each()
@@ -92,11 +91,6 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
     if model is None:
         raise TrainError("no game ended with a decision taken: nothing to learn from")
     return model, report
-
-
-def _simple(name: str, seed: int, seat: int):
-    from ..tools.agents import AGENTS
-    return AGENTS[name](seed, seat)
 
 
 def collect(engine, players: int, seed: int, agents: list, layout: FeatureLayout, every: int):
