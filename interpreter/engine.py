@@ -26,9 +26,10 @@ from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
 from .core.runtime import GameError, InternalError, LimitError, Run
 from .core.state import GameState
 from .core.view import PlayerSink, Sight, View, determinize, sight, view
+from .core.watch import Reads, Unwatchable, watched
 
 __all__ = ["Decision", "Engine", "GameError", "GameState", "GridMeta", "InternalError", "LimitError", "Option",
-           "PlaceSeen", "Program", "RuleError", "SlotMeta", "TrackMeta", "View"]
+           "PlaceSeen", "Program", "Reads", "RuleError", "SlotMeta", "TrackMeta", "Unwatchable", "View"]
 
 
 class Option(NamedTuple):
@@ -146,6 +147,12 @@ class Engine:
         """The ruleset's `evaluate` block compiled, `(variable, [(score name, fn)], rank fn)`, or None;
         each fn goes to `evaluate` or an `evaluator`."""
         return self.program.evaluation
+
+    @property
+    def evaluation_block(self):
+        """The `evaluate` block as one fn (for `evaluate` or an `evaluator`), or None: given an env
+        holding the block's variable, it adds each score to the env and returns the rank value."""
+        return self.program.evaluation_block
 
     @property
     def victory_scores(self) -> list:
@@ -362,6 +369,15 @@ class Engine:
         expression only reads `env`, so it is passed as it is."""
         run = Run(self.program, st)
         return lambda fn, env: fn(run, env)
+
+    def watched_evaluator(self, st: GameState):
+        """`evaluator` that also writes down what the expressions read of `st`: (the function, its
+        `Reads`). `reads.holds(other)` tells whether the values found are still the values on
+        `other` (core/watch.py). An expression reading what cannot be written down (the random
+        generator, say) raises `Unwatchable`."""
+        stand_in, reads = watched(st)
+        run = Run(self.program, stand_in)
+        return (lambda fn, env: fn(run, env)), reads
 
 
 def _value_id(value, label: str, elem: tuple, st: GameState) -> str:

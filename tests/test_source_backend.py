@@ -26,7 +26,7 @@ from .conftest import ROOT
 # Every name the generated text may use: its own (rt, env, K, _F, the helpers, fresh `_it3`-style
 # variables) and Python's built-ins. A ruleset's names reach the text only inside string literals.
 def _own(name: str) -> bool:
-    return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_n", "_items", "_j", "_labels", "_pcs",
+    return (name in ("rt", "env", "fr", "st", "fl", "cd", "args", "K", "_F", "_r", "_s", "_n", "_items", "_j", "_labels", "_pcs",
                      "bounded", "charge", "lambda", "for", "in", "if", "else", "and", "or", "not", "is",
                      "return", "def", "del", "True", "False", "None")
             or name in pysource._HELPERS or hasattr(builtins, name) or name[3:] in FUNCTIONS
@@ -326,11 +326,12 @@ def test_no_generated_function_holds_text_that_cannot_run(ruleset):
 @pytest.mark.parametrize("ruleset", ["base", "kodama", "solo", "duel", "dartmoor"])
 def test_no_compiled_expression_writes_its_environment(ruleset):
     # `Engine.evaluator` hands an expression the caller's environment without a copy: only the runs
-    # of records (`_r`, the statements) bind names.
+    # of records (`_r`, the statements) bind names, and a block of scores (`_s`, the `evaluate`
+    # block as one function) adds its scores to the environment its caller gives it for that.
     engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
     for text in engine.program.expression_sources:
         (fn,) = ast.parse(text).body
-        if fn.name == "_r":
+        if fn.name in ("_r", "_s"):
             continue
         for node in ast.walk(fn):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(

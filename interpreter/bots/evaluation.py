@@ -19,6 +19,7 @@ standing divided by (1 + |standing|).
 """
 from __future__ import annotations
 
+from ..engine import Unwatchable
 
 
 class Evaluation:
@@ -30,6 +31,7 @@ class Evaluation:
         `model` is the model to use (a `LearnedModel`), else the one kept beside the ruleset."""
         self.engine = engine
         self.declared = engine.evaluation if learned != 2 else None
+        self.block = engine.evaluation_block if self.declared is not None else None
         self.learned = bool(learned) and self.declared is None
         self.given = model
         self._models: dict = {}  # player count -> (model, feature layout), or None
@@ -38,10 +40,36 @@ class Evaluation:
         self.victory_var = victory.var if victory is not None else None
         self.victory_scores = engine.victory_scores
         self.reference = None  # the anchor of a single player's utilities (see `anchor`)
+        # Per seat, the standing at the anchor and what it read of the state (`Reads`): used again
+        # on a state with the same values there. None: nothing kept.
+        self.kept: list | None = None
+        self.watching = True  # False once an evaluation read what cannot be watched
 
     def anchor(self, st) -> None:
-        """Measure a single player's utilities from now on against their standing in `st`."""
-        self.reference = self.standing(st, 0) if st.player_count == 1 else None
+        """Measure a single player's utilities from now on against their standing in `st`, and keep
+        every seat's standing in `st` with what it read: a position reached from `st` that holds
+        the same values there has the same standing (the bots score many positions that differ
+        from their anchor in the places of the player who moved only)."""
+        self.kept = self._keep(st)
+        if st.player_count != 1:
+            self.reference = None
+        else:
+            self.reference = self.kept[0][1] if self.kept is not None else self.standing(st, 0)
+
+    def _keep(self, st) -> list | None:
+        """Every seat's standing in `st` and what it read, or None when a standing is not read from
+        the state by the rules (a learned one) or reads what cannot be watched."""
+        if not self.watching or (self.declared is None and self.model(st.player_count) is not None):
+            return None
+        kept = []
+        try:
+            for p in range(st.player_count):
+                evaluate, reads = self.engine.watched_evaluator(st)
+                kept.append((reads, self.standing(st, p, evaluate)))
+        except Unwatchable:
+            self.watching = False
+            return None
+        return kept
 
     def scores(self, st, p: int, evaluate=None) -> tuple[dict, int]:
         """Player `p`'s named scores in `st` and the `rank by` value, from the ruleset's `evaluate`
@@ -54,6 +82,8 @@ class Evaluation:
         its `rank by` value."""
         var, scores, value = self.declared
         env = {var: p}
+        if self.block is not None:
+            return env, evaluate(self.block, env)
         for name, f in scores:
             env[name] = evaluate(f, env)
         return env, evaluate(value, env)
@@ -102,9 +132,16 @@ class Evaluation:
         return self._models[players]
 
     def standings(self, st) -> list[float]:
-        """Every seat's standing."""
-        evaluate = self.engine.evaluator(st)
-        return [self.standing(st, p, evaluate) for p in range(st.player_count)]
+        """Every seat's standing: the one kept at the anchor where it still holds (`anchor`)."""
+        kept, evaluate, out = self.kept, None, []
+        for p in range(st.player_count):
+            if kept is not None and p < len(kept) and kept[p][0].holds(st):
+                out.append(kept[p][1])
+                continue
+            if evaluate is None:
+                evaluate = self.engine.evaluator(st)
+            out.append(self.standing(st, p, evaluate))
+        return out
 
     def utilities(self, st) -> list[float]:
         """Every seat's utility in [0, 1] (see the module's description)."""

@@ -162,6 +162,9 @@ class Program:
         # The ruleset's own evaluation: (player variable, named scores, value), or None.
         self.evaluation = None if e is None else (
             e.var, [(s.name, comp.expr(s.value)) for s in e.scores], comp.expr(e.value))
+        # The same as one function of the scores in order and then the value (what a bot calls).
+        self.evaluation_block = None if e is None else comp.block(
+            [(s.name, s.value) for s in e.scores], e.value, e.span)
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit

@@ -231,6 +231,13 @@ class SourceCompiler:
         self._functions[id(e)] = (e, fn)
         return fn
 
+    def block(self, scores: list, value, span):
+        """The function `f(rt, env)` of named expressions evaluated in order into `env` (each may
+        read the ones before it by name), returning the value of a last one: a block of scores as
+        one function, which reads the run's state into locals once rather than once per score."""
+        lines = "".join(f"    env[{self.k(name)}] = {self.text(e)}\n" for name, e in scores)
+        return self.function(f"def _s(rt, env):\n{_PROLOGUE}{lines}    return {self.text(value)}\n", span, "_s")
+
     def items_function(self, node):
         """The function `f(rt, env)` giving the elements of a collection expression (a zone's list,
         a grid's cards in cell order, a list), built once per node."""
