@@ -149,6 +149,17 @@ def _map_value(value, shape, handle):
 
 
 # ---- the view ---------------------------------------------------------------------------------
+def _added(add, cards: list, vis: str, key: str, player: int) -> list:
+    """`add` of each card of a zone, told whether `player` sees it there: the same for every card
+    but the top one, which a zone showing its top card shows."""
+    if not cards:
+        return []
+    below = seen_in_place(vis, key, player, False)
+    out = [add(c, below) for c in cards[:-1]]
+    out.append(add(cards[-1], seen_in_place(vis, key, player, True)))
+    return out
+
+
 def view(prog, st: GameState, player: int) -> View:
     """What `player` (a seat from 0) knows of the game in `st`; see the module's docstring."""
     names = prog.names
@@ -184,9 +195,7 @@ def view(prog, st: GameState, player: int) -> View:
         if place(key).host is not None:
             slots.append((key, cards))
             continue
-        vis = _visibility(prog, key)
-        last = len(cards) - 1
-        zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
+        zones_data[key] = _added(add, cards, _visibility(prog, key), key, player)
         zone_sizes.append([key, len(cards)])
     grids_data, grid_cells = {}, []
     for key, cells in st.grids.items():
@@ -213,9 +222,8 @@ def view(prog, st: GameState, player: int) -> View:
         level = []
         for h, name, key, cards in ready:
             vis = _visibility(prog, key)
-            last = len(cards) - 1
             key = slot_key(h, name)
-            zones_data[key] = [add(c, seen_in_place(vis, key, player, i == last)) for i, c in enumerate(cards)]
+            zones_data[key] = _added(add, cards, vis, key, player)
             slot_sizes.append([key, len(cards)])
             level.extend(c for c in cards if c in by_host)
     if by_host:
