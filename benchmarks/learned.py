@@ -74,13 +74,14 @@ def main(argv=None) -> int:
                           f"over {result.games} games", flush=True)
             rows.append({"ruleset": ruleset, "players": players, "entries": len(model.labels),
                          "train": {"games": args.train_games, "iterations": args.iterations,
-                                   "cpu_seconds": round(trained_in, 1),
+                                   "cpu_seconds": round(trained_in, 1), "ridge": model.trained["ridge"],
                                    "hits": [it.hits for it in report]},
                          "pairs": pairs})
             if not args.json:
                 hits = ", ".join("-" if h is None else f"{h:.1%}" for h in (it.hits for it in report))
                 print(f"{ruleset} {players}p  trained on {args.iterations} x {args.train_games} games in "
-                      f"{trained_in:.0f} s CPU, {len(model.labels)} entries; winner ranked first: {hits}", flush=True)
+                      f"{trained_in:.0f} s CPU, {len(model.labels)} entries, penalty {model.trained['ridge']:g}; "
+                      f"winner ranked first: {hits}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
     return 0

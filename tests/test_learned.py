@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from interpreter.bots import learned
@@ -244,7 +245,6 @@ def test_a_learned_utility_stays_within_zero_and_one(trained):
     st = engine.new_game(2, 1)
     play(engine, st, make_agents("random", 2, 1), max_decisions=5)
     # A model whose weights make any lead enormous still gives utilities in [0, 1].
-    import numpy as np
     loud = learned.LearnedModel(model.key, 2, model.labels, model.mean, model.scale, model.weights * 1e6,
                                 model.bias, model.trained)
     for evaluation in (ev, Evaluation(engine, model=loud)):
@@ -253,7 +253,6 @@ def test_a_learned_utility_stays_within_zero_and_one(trained):
 
 
 def test_the_fit_is_the_ridge_solution_whichever_system_is_smaller():
-    import numpy as np
     from interpreter.bots.learned import fit
     rng = np.random.default_rng(3)
     for rows, cols in ((40, 6), (6, 40)):
@@ -330,3 +329,20 @@ def test_the_solo_race_layer_has_neither_fire_nor_clock():
                         "--agents", "greedy", "--seed", "1", "--quiet"], capture_output=True, text=True, cwd=ROOT,
                        timeout=300)
     assert r.returncode == 0 and "flowers reached the solo goal" in r.stdout
+
+
+def test_the_penalty_is_the_one_that_predicts_held_out_games_best():
+    from interpreter.bots.learned import RIDGES, choose_ridge
+    rng = np.random.default_rng(4)
+    held = np.arange(400) % 4 == 3
+    # Many entries, few positions, one entry that matters a little: only a strong penalty generalises.
+    X = rng.normal(size=(400, 600))
+    y = 0.1 * X[:, 0] + rng.normal(size=400)
+    ridge, errors = choose_ridge(X, y, held)
+    assert ridge >= 1000 and errors[RIDGES.index(ridge)] == min(errors) < errors[0]
+    # Few entries, a clean signal: the weakest penalty is best.
+    X = rng.normal(size=(400, 5))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0, 3.0]) + 0.01 * rng.normal(size=400)
+    assert choose_ridge(X, y, held)[0] == RIDGES[0]
+    # Nothing held out: the former fixed penalty.
+    assert choose_ridge(X, y, np.zeros(400, dtype=bool)) == (1.0, [])

@@ -11,9 +11,11 @@ extends, the card databases), the parameters as set, the player count and the la
 entries. A model whose key is not the engine's is refused with a message saying why: the rules
 changed since it was trained.
 
-The fit is ridge regression (least squares with a small penalty on the weights, on entries
+The fit is ridge regression (least squares with a penalty on the weights, on entries
 standardised to mean 0 and spread 1), solved by numpy: a closed form, so the same positions give
-the same weights in any process. Ridge rather than a logistic fit: its prediction is a number a
+the same weights in any process. The penalty is chosen on games the fit does not see
+(`choose_ridge`): a ruleset laying out thousands of entries learns from a few hundred positions
+only with a strong one. Ridge rather than a logistic fit: its prediction is a number a
 bot compares between options, it needs no iterations, and it stays defined when an entry never
 varies (its weight is then 0).
 """
@@ -90,16 +92,52 @@ def fit(X: np.ndarray, y: np.ndarray, ridge: float = 1.0):
     # One thread: a sum split among threads is added in another order, and the last digits of the
     # weights would depend on the machine's count of cores.
     with threadpool_limits(limits=1):
-        mean = X.mean(axis=0)
-        scale = X.std(axis=0)
-        scale[scale < MIN_SCALE] = 1.0  # an entry that never varies: weight 0, whatever its scale
-        Z = (X - mean) / scale
+        mean, scale, Z = _standardised(X)
         bias = float(y.mean())
         if Z.shape[1] <= Z.shape[0]:
             weights = np.linalg.solve(Z.T @ Z + ridge * np.eye(Z.shape[1]), Z.T @ (y - bias))
         else:  # more entries than positions: the same weights from the smaller system
             weights = Z.T @ np.linalg.solve(Z @ Z.T + ridge * np.eye(Z.shape[0]), y - bias)
     return mean, scale, weights, bias
+
+
+def _standardised(X: np.ndarray):
+    """The entries' means and spreads, and `X` standardised by them."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < MIN_SCALE] = 1.0  # an entry that never varies: weight 0, whatever its scale
+    return mean, scale, (X - mean) / scale
+
+
+# The penalties tried by `choose_ridge`, on entries of spread 1: from barely any to one that keeps
+# every weight near 0 unless thousands of positions agree on it.
+RIDGES = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0, 100000.0)
+
+
+def choose_ridge(X: np.ndarray, y: np.ndarray, held: np.ndarray) -> tuple[float, list]:
+    """The penalty of `RIDGES` whose fit on the rows of `X` not `held` predicts the `held` rows best
+    (least mean squared error; the smaller penalty of equal ones), and each penalty's error. The
+    held rows are whole games the fit did not see: a layout of many entries and few positions
+    needs a strong penalty, and one of few entries and many positions a weak one."""
+    from threadpoolctl import threadpool_limits
+    fitted, test = ~held, held
+    if not test.any() or not fitted.any():
+        return 1.0, []
+    with threadpool_limits(limits=1):
+        mean, scale, Z = _standardised(X[fitted])
+        b = y[fitted] - float(y[fitted].mean())
+        T = (X[test] - mean) / scale
+        # One eigendecomposition of the smaller system serves every penalty.
+        primal = Z.shape[1] <= Z.shape[0]
+        values, vectors = np.linalg.eigh(Z.T @ Z if primal else Z @ Z.T)
+        right = vectors.T @ (Z.T @ b if primal else b)
+        errors = []
+        for ridge in RIDGES:
+            solved = vectors @ (right / (values + ridge))
+            weights = solved if primal else Z.T @ solved
+            errors.append(float(np.mean((T @ weights + float(y[fitted].mean()) - y[test]) ** 2)))
+    best = min(range(len(RIDGES)), key=lambda i: (round(errors[i], 12), i))
+    return RIDGES[best], errors
 
 
 def model_key(engine, players: int, layout: FeatureLayout) -> str:

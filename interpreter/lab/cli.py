@@ -522,7 +522,8 @@ def cmd_train(args) -> int:
         learned.save(model, path)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    print(visible(f"wrote {path}: {len(model.labels)} entries, from {count_of(model.trained['positions'], 'position')}"))
+    print(visible(f"wrote {path}: {len(model.labels)} entries, from {count_of(model.trained['positions'], 'position')}, "
+                  f"penalty {model.trained['ridge']:g} (the best on one game in {train.HELD_OUT} held out)"))
     return EXIT_OK
 
 

@@ -5,7 +5,8 @@ the iteration before (the first iteration: the ruleset's own evaluation, the vic
 it has no `evaluate` block; never a model kept from an earlier training). Every `every` decisions the position is kept, once per player, as that
 player sees it (bots/features.py); when the game ends each kept position is labelled with its
 player's result (1 for a win, 0 for a loss). The model is then fitted on the positions of every
-iteration so far (bots/learned.py). A game stopped by a limit has no result and gives no position.
+iteration so far (bots/learned.py), with the penalty whose fit on the other games predicts one game
+in four (`HELD_OUT`) best. A game stopped by a limit has no result and gives no position.
 
 Before each fit, the model of the iteration before is scored on the new games' positions, which it
 has not seen: how often the player it ranks first is a winner (`hits`; with one player, how often
@@ -22,11 +23,12 @@ import numpy as np
 
 from ..bots import BOTS, make_bot, parse_agents
 from ..bots.features import FeatureLayout
-from ..bots.learned import LearnedModel, fit, model_key
+from ..bots.learned import LearnedModel, choose_ridge, fit, model_key
 from ..engine import LimitError
 from ..tools.agents import AGENTS, decide
 
 MAX_CELLS = 40_000_000  # positions times entries kept for the fit: 320 MB of numbers
+HELD_OUT = 4  # one game in this many is held out to choose the fit's penalty (then fitted on too)
 
 
 class TrainError(Exception):
@@ -45,7 +47,7 @@ class Iteration:
 
 
 def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, bots: str = "greedy",
-          every: int = 2, ridge: float = 1.0, each=None) -> tuple[LearnedModel, list[Iteration]]:
+          every: int = 2, ridge: float | None = None, each=None) -> tuple[LearnedModel, list[Iteration]]:
     """The learned evaluation of `engine` at `players` and what each iteration did; `each()` is
     called after every game."""
     layout = FeatureLayout(engine, players)
@@ -55,10 +57,11 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
         specs = specs * players
     X: list = []
     y: list = []
+    held: list = []  # per row: whether it is of a game the penalty is chosen on (HELD_OUT)
     model = None
     report = []
     for it in range(iterations):
-        rows, results, finished = [], [], 0
+        rows, results, games_of, finished = [], [], [], 0
         for g in range(games):
             game_seed = seed + it * games + g
             learning = {"model": model, "learned": 2} if model is not None else {"learned": 0}
@@ -74,18 +77,22 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
             for entries in positions:
                 rows.append(entries)
                 results.append(returns)
+                games_of.append(g)
             if (len(X) + len(rows) * players) * layout.size > MAX_CELLS:
                 raise TrainError(f"{len(X) + len(rows) * players:,} positions of {layout.size:,} entries are more "
                                  "than memory allows: keep a position less often (--every) or play fewer games")
         seen = hits(model, rows, results, players) if rows and model is not None else None
-        for entries, returns in zip(rows, results):
+        for entries, returns, g in zip(rows, results, games_of):
             for p in range(players):
                 X.append(entries[p])
                 y.append(returns[p])
+                held.append(g % HELD_OUT == HELD_OUT - 1)
         if X:
-            mean, scale, weights, bias = fit(np.array(X), np.array(y, dtype=np.float64), ridge)
+            Xa, ya = np.array(X), np.array(y, dtype=np.float64)
+            penalty = ridge if ridge is not None else choose_ridge(Xa, ya, np.array(held))[0]
+            mean, scale, weights, bias = fit(Xa, ya, penalty)
             trained = {"games": games * (it + 1), "iterations": it + 1, "seed": seed, "bots": bots,
-                       "every": every, "positions": len(X)}
+                       "every": every, "positions": len(X), "ridge": penalty}
             model = LearnedModel(key, players, layout.labels, mean, scale, weights, bias, trained)
         report.append(Iteration(it + 1, games, finished, len(rows) * players, seen))
     if model is None:
