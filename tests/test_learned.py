@@ -346,3 +346,18 @@ def test_the_penalty_is_the_one_that_predicts_held_out_games_best():
     assert choose_ridge(X, y, held)[0] == RIDGES[0]
     # Nothing held out: the former fixed penalty.
     assert choose_ridge(X, y, np.zeros(400, dtype=bool)) == (1.0, [])
+
+
+def test_a_long_game_gives_at_most_its_share_of_positions_spread_over_it():
+    from interpreter.lab import train as training
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    layout = FeatureLayout(engine, 2)
+    st = engine.new_game(2, 4)
+    play(engine, st, make_agents("random", 2, 4))
+    assert st.decisions > 2 * training.KEPT_PER_GAME
+    positions, returns = training.collect(engine, 2, 4, make_agents("random", 2, 4), layout, 1)
+    assert len(positions) == training.KEPT_PER_GAME and sorted(returns) == [0.0, 1.0]
+    start = [layout.encode(engine.sight(engine.new_game(2, 4), p)) for p in range(2)]
+    assert all((a == b).all() for a, b in zip(positions[0], start))  # the first position is kept
+    rounds = [row[0][layout.labels.index("round")] for row in positions]
+    assert rounds == sorted(rounds) and rounds[-1] > rounds[0]  # and the others spread to the end

@@ -3,7 +3,9 @@
 Each iteration plays `games` games with the bots (greedy by default), every seat using the model of
 the iteration before (the first iteration: the ruleset's own evaluation, the victory thresholds when
 it has no `evaluate` block; never a model kept from an earlier training). Every `every` decisions the position is kept, once per player, as that
-player sees it (bots/features.py); when the game ends each kept position is labelled with its
+player sees it (bots/features.py), at most KEPT_PER_GAME of a game, spread evenly over it (the bots
+of a later iteration may play longer games, which would otherwise outweigh the others and fill the
+memory); when the game ends each kept position is labelled with its
 player's result (1 for a win, 0 for a loss). The model is then fitted on the positions of every
 iteration so far (bots/learned.py), with the penalty whose fit on the other games predicts one game
 in four (`HELD_OUT`) best. A game stopped by a limit has no result and gives no position.
@@ -29,6 +31,7 @@ from ..tools.agents import AGENTS, decide
 
 MAX_CELLS = 40_000_000  # positions times entries kept for the fit: 320 MB of numbers
 HELD_OUT = 4  # one game in this many is held out to choose the fit's penalty (then fitted on too)
+KEPT_PER_GAME = 40  # the most positions a game gives: a long game adds as much as a short one
 
 
 class TrainError(Exception):
@@ -101,8 +104,9 @@ def train(engine, players: int, games: int, iterations: int = 3, seed: int = 1, 
 
 
 def collect(engine, players: int, seed: int, agents: list, layout: FeatureLayout, every: int):
-    """Play one game; its kept positions (per position, every player's entries) and the players'
-    results, or None when a limit stopped it."""
+    """Play one game; its kept positions (per position, every player's entries; at most
+    `KEPT_PER_GAME`, spread evenly over the game) and the players' results, or None when a limit
+    stopped it."""
     st = engine.new_game(players, seed)
     positions, count = [], 0
     try:
@@ -113,6 +117,8 @@ def collect(engine, players: int, seed: int, agents: list, layout: FeatureLayout
             count += 1
     except LimitError:
         return None
+    if len(positions) > KEPT_PER_GAME:  # evenly spread from the first to the last
+        positions = [positions[i * len(positions) // KEPT_PER_GAME] for i in range(KEPT_PER_GAME)]
     return positions, engine.returns(st)
 
 
