@@ -80,13 +80,8 @@ class Evaluation:
     def _declared(self, st, p: int, evaluate) -> tuple[dict, int]:
         """The `evaluate` block's scores as an environment (the player's variable included) and
         its `rank by` value."""
-        var, scores, value = self.declared
-        env = {var: p}
-        if self.block is not None:
-            return env, evaluate(self.block, env)
-        for name, f in scores:
-            env[name] = evaluate(f, env)
-        return env, evaluate(value, env)
+        env = {self.declared[0]: p}
+        return env, evaluate(self.block, env)
 
     def standing(self, st, p: int, evaluate=None) -> float:
         """Player `p`'s standing in `st` (`evaluate`: an `engine.evaluator(st)` to share)."""
