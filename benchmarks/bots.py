@@ -7,6 +7,7 @@ game length with mcts in every seat.
     python benchmarks/bots.py --only pairs --rulesets base   # the pairs of one ruleset
     python benchmarks/bots.py --only pairs --pairs mcts-greedy   # one pair
     python benchmarks/bots.py --only solo --games 50 --mcts mcts:iterations=100
+    python benchmarks/bots.py --only solo --mcts greedy --solo tests/rulesets/solo/varans_left.lf
     python benchmarks/bots.py --only ladder --games 100 --jobs 2   # every bot against every other
     python benchmarks/bots.py --only ladder --ladder rulesets/duel.lf:2 --bots mcts,greedy,greedy:follow=1
 
@@ -19,7 +20,7 @@ Ladder: per ruleset and player count (`--ladder`), every bot of `--bots` against
 alternated, the pairs' win rates with Wilson intervals and each bot's Bradley-Terry rating on the Elo
 scale with its interval (interpreter/lab/tournament.py), the games shared among `--jobs` processes.
 Solo: the win rate of mcts at difficulty 1, 3, 5, 7 and 9 (or `--levels`), with Wilson 95% intervals,
-and the median rounds the games lasted. `--mcts` gives
+and the median rounds the games lasted, on rulesets/solo.lf or the layer `--solo` names. `--mcts` gives
 the mcts specification used everywhere (default: `mcts`, its default settings).
 """
 from __future__ import annotations
@@ -92,8 +93,12 @@ def run_pair(pool, ruleset, players, a, b, games):
     low, high = interval(a_score, games)
     return {"ruleset": ruleset, "players": players, "a": a, "b": b, "games": games, "a_score": a_score,
             "a_rate": round(a_score / games, 3), "interval95": [round(low, 3), round(high, 3)],
-            "median_ms_per_mcts_decision": round(median(ms), 1) if ms else None,
-            "median_rounds": median(rounds)}
+            "median_ms_per_mcts_decision": median_ms(ms), "median_rounds": median(rounds)}
+
+
+def median_ms(ms: list):
+    """The median of the milliseconds of mcts decisions, rounded; None when no mcts decided."""
+    return round(median(ms), 1) if ms else None
 
 
 def main(argv=None) -> int:
@@ -109,6 +114,8 @@ def main(argv=None) -> int:
                     help="the pairs of the pairs part, in the order to play them")
     ap.add_argument("--players", default="2,3,4", help="player counts of the rounds part")
     ap.add_argument("--levels", default="1,3,5,7,9", help="difficulty levels of the solo part")
+    ap.add_argument("--solo", default="rulesets/solo.lf",
+                    help="the ruleset of the solo part (a layer of solo.lf, say, with `difficulty`)")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args(argv)
     rows = []
@@ -138,8 +145,7 @@ def main(argv=None) -> int:
                     row = {"ruleset": "rulesets/base.lf", "players": players, "agents": spec,
                            "games": args.games, "median_rounds": median([o["rounds"] for o in outs]),
                            "unfinished": sum(o["unfinished"] for o in outs),
-                           "median_ms_per_mcts_decision": round(median(sum((o["ms"] for o in outs), [])), 1)
-                           if spec != "random" else None}
+                           "median_ms_per_mcts_decision": median_ms(sum((o["ms"] for o in outs), []))}
                     rows.append(row)
                     if not args.json:
                         print(f"rulesets/base.lf   {players}p  all {spec:<6}  median rounds {row['median_rounds']}  "
@@ -147,18 +153,18 @@ def main(argv=None) -> int:
                               flush=True)
         if args.only in (None, "solo"):
             for level in (int(n) for n in args.levels.split(",")):
-                jobs = [("rulesets/solo.lf", 1, [args.mcts], g, {"difficulty": str(level)}) for g in range(args.games)]
+                jobs = [(args.solo, 1, [args.mcts], g, {"difficulty": str(level)}) for g in range(args.games)]
                 outs = pool.map(one_game, jobs)
                 wins = sum(bool(o["winners"]) for o in outs)
                 low, high = interval(wins, args.games)
-                row = {"ruleset": "rulesets/solo.lf", "difficulty": level, "agents": args.mcts, "games": args.games,
+                row = {"ruleset": args.solo, "difficulty": level, "agents": args.mcts, "games": args.games,
                        "wins": wins, "win_rate": round(wins / args.games, 3), "interval95": [round(low, 3), round(high, 3)],
                        "median_rounds": median([o["rounds"] for o in outs]),
                        "unfinished": sum(o["unfinished"] for o in outs),
-                       "median_ms_per_mcts_decision": round(median(sum((o["ms"] for o in outs), [])), 1)}
+                       "median_ms_per_mcts_decision": median_ms(sum((o["ms"] for o in outs), []))}
                 rows.append(row)
                 if not args.json:
-                    print(f"rulesets/solo.lf   difficulty {level}  {args.mcts}  won {wins}/{args.games}  "
+                    print(f"{args.solo}   difficulty {level}  {args.mcts}  won {wins}/{args.games}  "
                           f"{wins / args.games:.1%} [{low:.1%}, {high:.1%}]  median rounds {row['median_rounds']}  "
                           f"mcts ms/decision {row['median_ms_per_mcts_decision']}", flush=True)
     if args.only in (None, "ladder"):

@@ -128,3 +128,20 @@ def test_no_other_solo_scenario_ends_the_game(solo_engine, path):
     assert not [ev for ev in runner.sink.events if ev["event"] == "game_end"]
     st = final_state(runner)
     assert st.result is None and not solo_engine.is_over(st) and st.pending is not None
+
+
+# ---- Solo, the other reading of S-8 (tests/rulesets/solo/varans_left.lf, rulings S-13) ---------
+VARANS_LEFT = ROOT / "tests" / "scenarios" / "solo_varans_left"
+
+
+def test_the_other_reading_takes_the_varans_left_and_loses_only_on_a_pile_already_empty(solo_engine):
+    layer = Engine.load(ROOT / "tests" / "rulesets" / "solo" / "varans_left.lf")
+    # Two varans due, one left: the layer takes it and plays on; solo.lf loses there.
+    st = final_state(passed(layer, VARANS_LEFT / "take_what_is_left.toml"))
+    assert not layer.is_over(st)
+    outcomes, _ = run_scenario(solo_engine, VARANS_LEFT / "take_what_is_left.toml")
+    assert [o.ok for o in outcomes if "onibi" in o.text] == [False]
+    # A varan due from a pile already empty: lost under either reading.
+    st = final_state(passed(layer, VARANS_LEFT / "lose_pile_already_empty.toml"))
+    assert st.result["winners"] == [] and st.result["loser"] == "P1"
+    assert st.result["reason"] == "a fire varan was due and the pile was already empty"
