@@ -1,5 +1,6 @@
 """Rule scenarios of the Kodama expansion and its solo mode, and the game results that
 expectations cannot express."""
+import re
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,25 @@ def test_the_other_reading_takes_the_varans_left_and_loses_only_on_a_pile_alread
     st = final_state(passed(layer, VARANS_LEFT / "lose_pile_already_empty.toml"))
     assert st.result["winners"] == [] and st.result["loser"] == "P1"
     assert st.result["reason"] == "a fire varan was due and the pile was already empty"
+
+
+def test_a_result_that_differs_is_reported_with_what_the_game_gave(solo_engine, tmp_path):
+    # docs/scenarios.md, "The result": each key of the result fails with the value the game gave,
+    # and a step asking for a decision once the game is over says so in plain words.
+    text = (SOLO / "win_thirteen_flowers.toml").read_text()
+    text = text[:text.rindex("over = true")] + (
+        'over = false\nwinners = []\nreason = "lost"\nranking = []\nscores = { P1 = { flowers = 12 } }\n'
+        '\n[[step]]\nplayer = 1\nprompt = "action"\n')
+    path = tmp_path / "wrong.toml"
+    path.write_text(text)
+    outcomes, _ = run_scenario(solo_engine, path)
+    failed = [re.sub(r"^step [0-9]+( \(.*?\))?: ", "", o.text) for o in outcomes if not o.ok]
+    assert failed == [
+        "the game is not over (it ended: flowers reached the solo goal)",
+        "winners are nobody (got P1; reason: flowers reached the solo goal)",
+        'the game ended because "lost" (got "flowers reached the solo goal")',
+        "ranking is empty (got P1 (13))",
+        "P1 scores flowers = 12 (got 13)",
+        "decision is `action` (got no decision: the game is over)",
+        "P1 decides (got no decision: the game is over)",
+    ]

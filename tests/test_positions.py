@@ -217,7 +217,7 @@ def test_scenario_track_space_out_of_range(engine):
 def test_scenario_unknown_key_with_hint(engine):
     assert scenario_error(engine, "unknown_key.toml") == block(
         f"{SCENARIOS}/unknown_key.toml:5:1: unknown key `choise` in step 1; allowed: choose, expect, illegal, "
-        "legal, note, options, player, prompt (did you mean `choose`?)",
+        "legal, note, options, over, player, prompt, ranking, reason, scores, winners (did you mean `choose`?)",
         '    choise = "attract"',
         "    ^")
 
@@ -256,6 +256,32 @@ def test_failed_comparison_shows_both_sides(capsys):
     assert main(["test", BASE, f"{SCENARIOS}/failing_comparison.toml"]) == 1
     out = capsys.readouterr().out
     assert "  FAIL: step 1: player(1).fragments == 3: left side is 0, right side is 3" in out.splitlines()
+
+
+def test_a_result_names_seats_that_exist(engine):
+    assert scenario_error(engine, "result_seat_out_of_range.toml") == block(
+        f"{SCENARIOS}/result_seat_out_of_range.toml:5:15: seat 3 does not exist: seats are 1 to 2",
+        "    winners = [1, 3]",
+        "                  ^")
+
+
+def test_scores_name_a_seat_and_a_victory_count(engine):
+    assert scenario_error(engine, "result_not_a_seat.toml") == block(
+        f"{SCENARIOS}/result_not_a_seat.toml:5:12: `Alice` is not a seat: write P1, P2, ...",
+        "    scores = { Alice = { fires = 2 } }",
+        "               ^")
+    assert scenario_error(engine, "result_unknown_count.toml") == block(
+        f"{SCENARIOS}/result_unknown_count.toml:5:19: no victory count `fire`; counts: fires, flowers, trees",
+        "    scores = { P1 = { fire = 2 } }",
+        "                      ^",
+        "    hint: did you mean `fires`?")
+
+
+def test_a_result_asked_of_a_running_game_fails_in_plain_words(capsys):
+    assert main(["test", BASE, f"{SCENARIOS}/result_not_over.toml"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "  FAIL: step 1: the game is over (it is not: P1 decides `choose`)" in lines
+    assert "  FAIL: step 1: winners: the game is not over (P1 decides `choose`)" in lines
 
 
 def test_scenario_errors_have_no_traceback_in_a_subprocess():

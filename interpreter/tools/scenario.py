@@ -23,7 +23,10 @@ from .trace import ListSink, render
 # ("map", item) with any keys, and ("steps", {key: kind}) for the array of [[step]] tables.
 _TEXTS = ("list", "text")
 _STEP = {"note": "text", "prompt": "text", "player": "int", "options": _TEXTS, "legal": _TEXTS,
-         "illegal": _TEXTS, "choose": "text", "expect": _TEXTS}
+         "illegal": _TEXTS, "choose": "text", "expect": _TEXTS, "over": "bool", "winners": ("list", "int"),
+         "reason": "text", "ranking": ("list", "int"), "scores": ("map", ("map", "int"))}
+# The keys of a step that read the game's result, checked after its choice.
+_RESULT_KEYS = ("winners", "reason", "ranking", "scores")
 _START = {"phase": "text", "player": "int", "round": "int", "zones": ("map", _TEXTS),
           "counters": ("map", "int"), "markers": ("map", "int"), "tracks": ("map", ("map", "int")),
           "grids": ("map", ("map", "text"))}
@@ -225,6 +228,7 @@ class Runner:
         if not g.min_players <= players <= g.max_players:
             raise self.error(("players",), f"{g.name} is played by {player_range(g.min_players, g.max_players)}, "
                              f"not {players}")
+        self.check_seats(players)
         seed = d.get("seed", 0)
         start = d.get("start")
         if start is None:
@@ -257,11 +261,11 @@ class Runner:
         options = e.legal(st)
         d = e.decision(st)
         if "prompt" in step:
-            got = d.prompt if d else None
-            self.expect(got == step["prompt"], f"{tag}: decision is `{step['prompt']}` (got `{got}`)")
+            got = f"`{d.prompt}`" if d else self._no_decision(st)
+            self.expect(d is not None and d.prompt == step["prompt"], f"{tag}: decision is `{step['prompt']}` (got {got})")
         if "player" in step:
-            got = d.player + 1 if d else None
-            self.expect(got == step["player"], f"{tag}: P{step['player']} decides (got P{got})")
+            got = f"P{d.player + 1}" if d else self._no_decision(st)
+            self.expect(d is not None and d.player + 1 == step["player"], f"{tag}: P{step['player']} decides (got {got})")
         if "options" in step:
             self.expect(options == step["options"], f"{tag}: options are {step['options']} (got {options})")
         for opt in step.get("legal", []):
@@ -280,6 +284,81 @@ class Runner:
         for j, text in enumerate(step.get("expect", [])):
             ok, detail = self.judge(text, st, ("step", i - 1, "expect", j))
             self.expect(ok, f"{tag}: {text}{detail}")
+        self.result(st, i, step, tag)
+
+    # ---- the game's result ----------------------------------------------------------------------
+    @staticmethod
+    def _no_decision(st) -> str:
+        return "no decision: the game is over" if st.result is not None else "no decision"
+
+    def check_seats(self, players: int):
+        """Every seat and victory count the steps name (`player`, `winners`, `ranking`, `scores`)
+        exists, checked before the game starts; raises ScenarioError with every one that does not."""
+        problems = []
+
+        def seat_ok(seat, at, place="value"):
+            if not 1 <= seat <= players:
+                problems.append((place, at, f"seat {seat} does not exist: seats are 1 to {players}", None))
+        victory = self.engine.model.victory
+        counts = sorted(s.name for s in victory.scores) if victory is not None else []
+        for i, step in enumerate(self.data.get("step", [])):
+            at = ("step", i)
+            if "player" in step:
+                seat_ok(step["player"], at + ("player",))
+            for key in ("winners", "ranking"):
+                for k, seat in enumerate(step.get(key, [])):
+                    seat_ok(seat, at + (key, k))
+            for seat, wanted in step.get("scores", {}).items():
+                m = re.fullmatch(r"P([0-9]+)", seat)
+                if not m:
+                    problems.append(("key", at + ("scores", seat), f"`{seat}` is not a seat: write P1, P2, ...", None))
+                    continue
+                seat_ok(int(m.group(1)), at + ("scores", seat), "key")
+                for name in wanted:
+                    if name not in counts:
+                        known = ", ".join(counts) or "none: the ruleset has no victory block"
+                        problems.append(("key", at + ("scores", seat, name),
+                                         f"no victory count `{name}`; counts: {known}", suggest(name, counts)))
+        if problems:
+            raise ScenarioError([_diag(self.path, self.where, place, p, msg, hint) for place, p, msg, hint in problems])
+
+    def result(self, st, i, step, tag):
+        """The step's `over`, `winners`, `reason`, `ranking` and `scores`, against the game's result
+        once the step's choice is made (docs/scenarios.md, "The result")."""
+        res = st.result
+        if "over" in step:
+            if step["over"]:
+                self.expect(res is not None, f"{tag}: the game is over" + (
+                    "" if res is not None else f" (it is not: {self._waiting(st)})"))
+            else:
+                self.expect(res is None, f"{tag}: the game is not over" + (
+                    "" if res is None else f" (it ended: {res['reason']})"))
+        asked = [key for key in _RESULT_KEYS if key in step]
+        if asked and res is None:
+            for key in asked:
+                self.expect(False, f"{tag}: {key}: the game is not over ({self._waiting(st)})")
+            return
+        if "winners" in step:
+            got = sorted(int(w[1:]) for w in res["winners"])
+            self.expect(got == sorted(step["winners"]), f"{tag}: winners are {_players(sorted(step['winners']))}"
+                        f" (got {_players(got)}; reason: {res['reason']})")
+        if "reason" in step:
+            self.expect(res["reason"] == step["reason"], f"{tag}: the game ended because \"{step['reason']}\""
+                        f" (got \"{res['reason']}\")")
+        if "ranking" in step:
+            rank = res["rank"]
+            got = sorted((int(k[1:]) for k in rank), key=lambda seat: (-rank[f"P{seat}"], seat))
+            shown = ", ".join(f"P{seat} ({show(rank[f'P{seat}'])})" for seat in got) or "empty"
+            wanted = _players(step["ranking"]) if step["ranking"] else "empty"
+            self.expect(got == step["ranking"], f"{tag}: ranking is {wanted} (got {shown})")
+        for seat, wanted in step.get("scores", {}).items():
+            have = res["counts"].get(seat, {})
+            for name, value in wanted.items():
+                self.expect(have.get(name) == value, f"{tag}: {seat} scores {name} = {value} (got {show(have.get(name))})")
+
+    def _waiting(self, st) -> str:
+        d = self.engine.decision(st)
+        return f"P{d.player + 1} decides `{d.prompt}`" if d is not None else "no decision is waiting"
 
     # ---- arranging a starting situation ---------------------------------------------------------
     def arrange(self, st, start):
@@ -327,6 +406,11 @@ class Runner:
 
 class _Stop(Exception):
     pass
+
+
+def _players(seats) -> str:
+    """Seats as a scenario's messages name them: `P1, P3`, or `nobody`."""
+    return ", ".join(f"P{seat}" for seat in seats) or "nobody"
 
 
 def run_scenario(engine: Engine, path) -> tuple[list[Outcome], Runner]:
