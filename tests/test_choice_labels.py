@@ -94,3 +94,47 @@ def test_a_pick_asks_its_own_question_in_the_shipped_rules():
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     picks = [ln for ln in unparse.item(engine.program.model.actions["attract"]) if ln.strip().startswith("pick ")]
     assert picks and picks[0].rstrip().endswith('within sun(p) + amount "animal to attract" {')
+
+
+NUMBERED = """
+[[Card]]
+name = "Red 10"
+[[Card]]
+name = "Red 2"
+[[Card]]
+name = "Red 1"
+[[Card]]
+name = "Blue 12"
+"""
+
+def test_options_come_in_natural_order(tmp_path):
+    # Cards by name, cells and players by label: runs of digits compare by value, so Red 2 comes
+    # before Red 10, (2,1) before (10,1) and P2 before P10 (docs/language.md, "Options").
+    (tmp_path / "labels.toml").write_text(NUMBERED)
+    rules = """
+game "Natural" { players 1..12 cards "labels.toml" }
+kind Card { }
+zone supply: row of Card
+grid board: 12 x 1 of Card
+setup {
+    create defs(Card) into supply
+}
+round {
+    phase play each p {
+        if p == player(1) {
+            choose c in supply { move c to supply }
+            choose q in players { }
+            choose x in empty_cells(board) where it == cell(board, 2, 1) or it == cell(board, 10, 1) or it == cell(board, 1, 1) { }
+        }
+        end game
+    }
+}
+"""
+    (tmp_path / "natural.lf").write_text(rules)
+    engine = Engine.load(tmp_path / "natural.lf")
+    st = engine.new_game(11, 1)
+    assert st.pending["options"] == ["Blue 12", "Red 1", "Red 2", "Red 10"]
+    st = engine.apply(st, "Red 2")
+    assert st.pending["options"] == ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11"]
+    st = engine.apply(st, "P10")
+    assert st.pending["options"] == ["(1,1)", "(2,1)", "(10,1)"]

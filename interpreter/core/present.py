@@ -8,6 +8,8 @@ game's state, and changes neither.
 from __future__ import annotations
 
 import copy
+import functools
+import re
 
 from .place import place
 
@@ -43,10 +45,25 @@ def cell_label(width: int, cell: int) -> str:
     return f"({cell % width + 1},{cell // width + 1})"
 
 
+@functools.lru_cache(maxsize=8192)  # the same names and places come back at every choice
+def natural(text: str) -> tuple:
+    """The key that orders texts as people read them: the runs of digits by their value, so that
+    `Red 2` comes before `Red 10` and `(2,1)` before `(10,1)`; texts equal by it (`02`, `2`) keep
+    the order of their characters."""
+    parts = _DIGITS.split(text)
+    for i in range(1, len(parts), 2):
+        parts[i] = int(parts[i])
+    return tuple(parts), text
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
 def options_for(prog, st, values, elem_type):
     """Labels and values of a choice among elements, in their stable order: cards sorted by name
     then place, equal cards in one place offered once, a place named only when two places hold the
-    same card; numbers once each, ascending; anything else sorted by label."""
+    same card; numbers once each, ascending; anything else sorted by label. Names, places and labels
+    are in natural order (`natural`)."""
     kind = elem_type[0]
     if kind == "card":
         seen = {}
@@ -55,7 +72,8 @@ def options_for(prog, st, values, elem_type):
             if key not in seen:
                 seen[key] = v
         names = prog.names
-        pairs = sorted(((names[st.card_def[v]], st.loc[v], v) for v in seen.values()))
+        pairs = sorted(((names[st.card_def[v]], st.loc[v], v) for v in seen.values()),
+                       key=lambda p: (natural(p[0]), natural(p[1]), p[2]))
         counts = {}
         for name, _, _ in pairs:
             counts[name] = counts.get(name, 0) + 1
@@ -64,7 +82,8 @@ def options_for(prog, st, values, elem_type):
     if kind == "int":
         vs = sorted(set(values))
         return [str(v) for v in vs], vs
-    pairs = sorted((label(prog, st, v, elem_type), i, v) for i, v in enumerate(values))
+    pairs = sorted(((label(prog, st, v, elem_type), i, v) for i, v in enumerate(values)),
+                   key=lambda p: (natural(p[0]), p[1]))
     return [p[0] for p in pairs], [p[2] for p in pairs]
 
 
