@@ -332,11 +332,22 @@ class GridDecl:
 
 @node
 class Param:
-    """A formal parameter with an optional default."""
+    """A formal parameter with an optional default and an optional declared type (`ParamType`)."""
 
     name: str
     default: Any
     span: Span
+    type: Any = None
+
+
+@node
+class ParamType:
+    """A parameter's declared type as written: `int`, `bool`, `text`, `player`, a card kind or an
+    enum by name, or `list of` one of those (`name` is then None and `item` the element's)."""
+
+    name: str | None
+    span: Span
+    item: Any = None
 
 
 @node

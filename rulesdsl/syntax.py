@@ -424,7 +424,15 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def param(self, meta, c):
-        return A.Param(str(c[0]), c[1], self.span(meta))
+        return A.Param(str(c[0]), c[2], self.span(meta), c[1])
+
+    @v_args(meta=True)
+    def ptype_named(self, meta, c):
+        return A.ParamType(str(c[0]), self.span(meta))
+
+    @v_args(meta=True)
+    def ptype_list(self, meta, c):
+        return A.ParamType(None, self.span(meta), c[0])
 
     @v_args(meta=True)
     def func_decl(self, meta, c):

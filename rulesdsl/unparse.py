@@ -178,7 +178,13 @@ def _assigns(assigns):
 
 
 def _params(params):
-    return ", ".join(p.name + (f" = {expr(p.default)}" if p.default is not None else "") for p in params)
+    return ", ".join(p.name + (f": {param_type(p.type)}" if p.type is not None else "")
+                     + (f" = {expr(p.default)}" if p.default is not None else "") for p in params)
+
+
+def param_type(t) -> str:
+    """A parameter's declared type as written."""
+    return t.name if t.name is not None else f"list of {param_type(t.item)}"
 
 
 def item(d) -> list[str]:

@@ -386,3 +386,49 @@ round { phase x { repeat 1000000000000000000 { set n += 1 } } }
     with pytest.raises(GameError) as info:
         engine.new_game(2, 0)
     assert "more than the step budget" in info.value.diagnostic.message
+
+
+TYPED = """
+game "Typed" { players 2..2 cards "typed.toml" }
+kind Card {
+    value: int = 0
+}
+zone deck: pile of Card
+zone table: row of Card
+counter gold = 0 per player
+def total(cs: list of Card) = sum(cs, it.value)
+def worth(c: Card = none) = if c == none then 0 else c.value
+routine take(p, c: Card, n: int = 1) {
+    move c to table
+    set p.gold += n + worth(c) + total(deck) + total(table where it.value > 0) + worth()
+}
+setup {
+    create defs(Card) into deck
+    create defs(Card) into deck
+}
+round {
+    phase a each p {
+        if count(deck) > 0 {
+            do take(p, top(deck))
+        } else {
+            end game
+        }
+    }
+}
+"""
+
+
+def test_typed_parameters_take_cards_lists_zones_and_an_optional_none(tmp_path):
+    # docs/language.md, "Typed parameters": `c: Card` with no default is given by every `do`,
+    # `c: Card = none` is optional, and a zone passed as `list of Card` is its cards.
+    (tmp_path / "typed.toml").write_text('[[Card]]\nname = "A"\nvalue = 2\n')
+    (tmp_path / "typed.lf").write_text(TYPED)
+    engine = Engine.load(tmp_path / "typed.lf")
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("random", 2, 1))
+    # P1: 1 + its card (2) + the deck's other card (2) + the table (2); P2: 1 + 2 + 0 + 4.
+    assert st.counters["gold"] == [7, 7]
+    from rulesdsl import unparse
+    from rulesdsl.parser import parse
+    text = unparse.program(parse(TYPED, "typed.lf").items)
+    assert "def total(cs: list of Card) =" in text and "routine take(p, c: Card, n: int = 1)" in text

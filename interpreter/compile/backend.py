@@ -243,15 +243,16 @@ class Backend:
         return create
 
     def call_perform(self, r, action, bonus, args):
-        args = [self.c.expr(a) for a in args]
         span = r.span
         if isinstance(action, str):
             name = action
+            args = [self.c.arg_function(prm, a) for prm, a in zip(self.c.m.actions[name].params, args)]
 
             def do_static(rt, fr):
                 env = fr.env
                 rt.perform(name, [a(rt, env) for a in args], fr.active, bonus=bonus, span=span)
             return do_static
+        args = [self.c.expr(a) for a in args]
         func = self.c.expr(action)
 
         def do_dynamic(rt, fr):

@@ -238,6 +238,25 @@ class SourceCompiler:
         lines = "".join(f"    env[{self.k(name)}] = {self.text(e)}\n" for name, e in scores)
         return self.function(f"def _s(rt, env):\n{_PROLOGUE}{lines}    return {self.text(value)}\n", span, "_s")
 
+    @staticmethod
+    def _takes_list(prm) -> bool:
+        """Whether a parameter declares a list type (`cs: list of Card`)."""
+        return prm.type is not None and prm.type.name is None
+
+    def arg_text(self, prm, node) -> str:
+        """The text of an argument given for `prm`: a zone or a grid given for a parameter declared a
+        list is passed as a copy of its cards, which is what the body, typed by the declaration, reads."""
+        if self._takes_list(prm) and self.t(node)[0] in ("zone", "grid"):
+            return f"list({self.items(node)})"
+        return self.src(node)
+
+    def arg_function(self, prm, node):
+        """The function `f(rt, env)` of an argument given for `prm` (see `arg_text`)."""
+        if self._takes_list(prm) and self.t(node)[0] in ("zone", "grid"):
+            items = self.items_function(node)
+            return lambda rt, env: list(items(rt, env))
+        return self.expr(node)
+
     def items_function(self, node):
         """The function `f(rt, env)` giving the elements of a collection expression (a zone's list,
         a grid's cards in cell order, a list), built once per node."""
@@ -447,7 +466,7 @@ class SourceCompiler:
         # An argument may read `it`: the body's own aggregates bind variables of their own.
         if kind == "def" and self.inlinable(b.decl, e.args):
             fn = b.decl
-            mapping = {prm: f"({self.src(arg)})" for prm, arg in zip(fn.params, e.args)}
+            mapping = {prm: f"({self.arg_text(prm, arg)})" for prm, arg in zip(fn.params, e.args)}
             self._inlined_nodes += self._body_shape(fn)[0]
             saved, saved_its = self._src_inline, self._its
             self._src_inline, self._its = mapping, []
@@ -460,7 +479,7 @@ class SourceCompiler:
         if kind == "def":
             if self.funcs.get(name) is None:
                 self.compile_func(b.decl)
-            args = "".join(self.src(a) + ", " for a in e.args)
+            args = "".join(self.arg_text(prm, a) + ", " for prm, a in zip(b.decl.params, e.args))
             return f"_F[{self.k(name)}](rt, ({args}))"
         writer = getattr(self, "t_" + name, None) if self.INLINE else None
         text = writer(e) if writer is not None else None

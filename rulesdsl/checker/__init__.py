@@ -56,6 +56,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.slots: dict = {}  # slot name -> (kind declaring it, SlotDecl)
         self.funcs: dict = {}
         self.actions: dict = {}
+        self.param_declared: dict = {}  # A.Param -> the type its `: TYPE` names (declarations.py)
         self.params: dict = {}
         self.triggers: list = []
         self.game = None

@@ -6,7 +6,10 @@ from .. import ast as A
 from ..errors import count_of, suggest
 from ..resolver import Resolver
 from .expressions import _is_literal, _names_in
-from .types import ANY, BOOL, INT, PLAYER, TEXT
+from .types import ANY, BOOL, INT, PLAYER, SYM, TEXT, T_list, fits_param, show
+
+# The types a parameter may name besides card kinds and enums (`c: Card = none`, `n: int`).
+_PARAM_TYPES = {"int": INT, "bool": BOOL, "text": TEXT, "player": PLAYER}
 
 
 _DECL_WORDS = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.CounterDecl: "counter",
@@ -238,25 +241,75 @@ class DeclarationChecks:
             self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
 
     def param_types(self, params, what="an action"):
-        """Type the parameters of an action or routine: the acting player, then defaulted values."""
+        """Type the parameters of an action or routine: the acting player, then values with a
+        declared type or a default."""
         seen = set()
         for i, prm in enumerate(params):
             if prm.name in seen:
                 self.err(prm, f"parameter `{prm.name}` appears twice")
             seen.add(prm.name)
-            if prm.default is not None:
-                self.bind(prm, prm.name, self.expr(prm.default))
-            else:
-                self.bind(prm, prm.name, PLAYER if i == 0 else ANY)
+            if i == 0 and self.declared_type(prm) not in (None, PLAYER, ANY):
+                self.err(prm.type, f"the first parameter of {what} is the acting player: its type is player")
+                self.param_declared[prm] = PLAYER  # reported here once, not again at every use
+            t = self.param_type(prm)
+            self.bind(prm, prm.name, t if t is not None else PLAYER if i == 0 else ANY)
         if not params:
             self.err(self._decl_span, f"{what} needs the acting player as its first parameter",
                      "write it as `name(p)`")
         if params and params[0].default is not None:
             self.err(params[0], f"the first parameter of {what} is the acting player and has no default")
         for prm in params[1:]:
-            if prm.default is None:
-                self.err(prm, f"parameter `{prm.name}` needs a default value: its type comes from it",
-                         f"write `{prm.name} = 0` (or another value of the right type)")
+            if prm.default is not None:
+                continue
+            if what == "a routine" and prm.type is None:
+                self.err(prm, f"parameter `{prm.name}` needs a type or a default value",
+                         f"write `{prm.name}: int` (every call then gives it) or `{prm.name} = 0`")
+            elif what != "a routine":
+                # A turn action, or one named in data, is started with its player alone.
+                self.err(prm, f"parameter `{prm.name}` needs a default value: an action may be started "
+                              "with its player alone", f"write `{prm.name} = 0` (or another value of the "
+                              "right type); a routine's parameter may have a type and no default")
+
+    def param_type(self, prm):
+        """The type parameter `prm` is bound to: the type it declares (its default checked against
+        it), else its default's type; None when it has neither."""
+        declared = self.declared_type(prm)
+        if prm.default is None:
+            return declared
+        given = self.expr(prm.default)
+        if declared is None:
+            return given
+        if not fits_param(given, declared):
+            self.err(prm.default, f"the default of `{prm.name}` is {show(given)}, not {show(declared)}")
+        return declared
+
+    def declared_type(self, prm):
+        """The static type a parameter's `: TYPE` names (None without one; ANY when it names no
+        type, reported once at the type)."""
+        if prm.type is None:
+            return None
+        known = self.param_declared.get(prm)
+        if known is None:
+            known = self.param_declared[prm] = self._named_type(prm.type, prm.name)
+        return known
+
+    def _named_type(self, t, name):
+        if t.name is None:
+            item = self._named_type(t.item, name)
+            return ANY if item == ANY else T_list(item)
+        if t.name in _PARAM_TYPES:
+            return _PARAM_TYPES[t.name]
+        if t.name in self.kinds:
+            return ("card", t.name)
+        if isinstance(self.decls.get(t.name), A.EnumDecl):
+            return SYM
+        names = list(_PARAM_TYPES) + sorted(self.kinds) + sorted(
+            n for n, d in self.decls.items() if isinstance(d, A.EnumDecl))
+        hint = suggest(t.name, names)
+        self.err(t, f"`{t.name}` is not a type, for parameter `{name}`",
+                 (hint + "; " if hint else "") + "a parameter's type is int, bool, text, player, a card kind, "
+                 "an enum's name, or `list of` one of these")
+        return ANY
 
     def unique_steps(self, body, where):
         """Step names must be unique in a body, so that a layer can name the one it changes."""

@@ -241,13 +241,14 @@ class ExpressionChecks:
         known = self.func_params.get(fn.name)
         if known is not None:
             for prm, was, now in zip(fn.params, known, arg_types):
-                if not _compatible(now, was):
+                if prm.type is None and not _compatible(now, was):  # a declared type: checked at the call
                     self.err(site, f"`{fn.name}` was first called with {prm.name} as {show(was)}, here {show(now)}")
             return self.types[fn]
         self.func_params[fn.name] = arg_types
         self._typing.add(fn.name)
         for prm, t in zip(fn.params, arg_types):
-            self.bind(prm, prm.name, t if prm.default is None else self.expr(prm.default))
+            bound = self.param_type(prm)
+            self.bind(prm, prm.name, t if bound is None else bound)
         self.types[fn] = self.expr(fn.body)
         self._typing.discard(fn.name)
         return self.types[fn]

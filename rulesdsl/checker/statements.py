@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import suggest
 from .expressions import _callee
-from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, _compatible, show
+from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, _compatible, fits_param, show
 
 
 class StatementChecks:
@@ -235,8 +235,11 @@ class StatementChecks:
         if not required <= len(call.args) <= len(params):
             want = f"{required}" if required == len(params) else f"{required} to {len(params)}"
             self.err(call, f"`{_callee(call)}` takes {want} arguments, got {len(call.args)}")
-        for a in call.args:
-            self.expr(a)
+        for i, a in enumerate(call.args):
+            t = self.expr(a)
+            declared = self.declared_type(params[i]) if i < len(params) else None
+            if declared is not None and not fits_param(t, declared):
+                self.err(a, f"`{params[i].name}` of `{_callee(call)}` is {show(declared)}, not {show(t)}")
 
     def s_Actions(self, s):
         self.expect(s.count, (INT,), "a number of actions")

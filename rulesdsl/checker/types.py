@@ -40,3 +40,12 @@ def _compatible(t, want) -> bool:
     if want in (ACTION, FORMULA) and t == NONE:
         return True
     return False
+
+
+def fits_param(t, declared) -> bool:
+    """Whether a value of type `t` may be given to a parameter declared of type `declared`: a
+    compatible type, a zone for a list of its cards, or none for a card or a player
+    (`c: Card = none`)."""
+    if t[0] == "zone" and declared[0] == "list":  # a zone is the list of its cards
+        t = T_list(("card", t[1]))
+    return _compatible(t, declared) or (t == NONE and declared[0] in ("card", "player"))
