@@ -372,6 +372,15 @@ class ActionDecl:
     span: Span
     routine: bool = False
 
+    @property
+    def acting(self) -> bool:
+        """Whether it has an acting player, its first parameter: every action does; a routine
+        does unless it has no parameters or its first one declares a type other than `player`
+        (a routine of nobody: dealing, scoring a round)."""
+        if not self.routine:
+            return True
+        return bool(self.params) and (self.params[0].type is None or self.params[0].type.name == "player")
+
 
 @node
 class SetupDecl:

@@ -432,3 +432,47 @@ def test_typed_parameters_take_cards_lists_zones_and_an_optional_none(tmp_path):
     from rulesdsl.parser import parse
     text = unparse.program(parse(TYPED, "typed.lf").items)
     assert "def total(cs: list of Card) =" in text and "routine take(p, c: Card, n: int = 1)" in text
+
+
+NOBODY = """
+game "Nobody" { players 2..2 cards "nobody.toml" }
+kind Token { value: int }
+counter pot = 0
+counter gold = 0 per player
+routine deal() {
+    set pot += 1
+}
+routine score(level: int) {
+    set pot += level
+    choose "bonus" by player(1) {
+        option yes { set player(1).gold += level }
+        option no { }
+    }
+}
+round {
+    phase a each p {
+        do deal()
+        do score(2)
+        if pot >= 6 { end game }
+    }
+}
+"""
+
+
+def test_a_routine_of_nobody_names_no_player_and_its_choices_name_theirs(tmp_path):
+    # docs/language.md, `routine`: `deal()` and `score(level: int)` have no acting player, so what
+    # they change is printed without one, even when P2's turn runs them; `by` names the chooser.
+    (tmp_path / "nobody.lf").write_text(NOBODY)
+    (tmp_path / "nobody.toml").write_text('[[Token]]\nname = "T"\nvalue = 1\n')
+    engine = Engine.load(tmp_path / "nobody.lf")
+    sink = ListSink()
+    st = engine.new_game(2, 1, sink=sink)
+    assert st.pending["player"] == 0 and st.pending["prompt"] == "bonus"
+    engine.apply(st, "yes", sink)
+    assert st.pending["player"] == 0  # P2's turn: P1 still decides the bonus
+    pots = [ev for ev in sink.events if ev["event"] == "counter" and ev["data"]["name"] == "pot"]
+    assert [ev["data"]["value"] for ev in pots] == [1, 3, 4, 6] and all(ev["player"] is None for ev in pots)
+    turns = [ev["player"] for ev in sink.events if ev["event"] == "turn"]
+    assert turns == ["P1", "P2"]
+    from interpreter.tools.trace import render
+    assert render(pots[2], full_state=False) == ["    pot = 4 (was 3)"]

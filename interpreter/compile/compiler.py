@@ -19,7 +19,7 @@ class Proc:
     """A compiled body: its instruction records, the instructions built from them, the span of
     each, and its parameter list."""
 
-    __slots__ = ("name", "code", "spans", "params", "requires", "kind", "ir")
+    __slots__ = ("name", "code", "spans", "params", "requires", "kind", "ir", "acting")
 
     def __init__(self, name, kind):
         self.name = name
@@ -29,6 +29,7 @@ class Proc:
         self.spans: list = []
         self.params: tuple = ()
         self.requires = None
+        self.acting = True  # an action's or routine's first parameter is its acting player
 
 
 class Compiler:
@@ -72,6 +73,7 @@ class Compiler:
             proc.params = tuple((p.name, self.x.expr(p.default) if p.default is not None else None)
                                 for p in act.params)
             proc.requires = self.x.expr(act.requires) if act.requires is not None else None
+            proc.acting = act.acting
             compile_body(proc, act.body)
             self.procs["action:" + name] = proc
         if m.setup is not None:

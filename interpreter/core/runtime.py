@@ -560,7 +560,10 @@ class Run(ZoneServices, BoardServices):
             raise RuleError(f"`{name}` is not an action", span)
         proc = self.procs[key]
         env = self._bind(proc, args)
-        actor = args[0] if args and isinstance(args[0], int) else active
+        if not proc.acting:  # a routine of nobody: its events name no player, its choices say `by`
+            actor = None
+        else:
+            actor = args[0] if args and isinstance(args[0], int) else active
         if proc.kind == "routine":
             self.st.stack.append(Frame(key, 0, env, actor))
             return

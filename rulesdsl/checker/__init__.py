@@ -57,6 +57,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.funcs: dict = {}
         self.actions: dict = {}
         self.param_declared: dict = {}  # A.Param -> the type its `: TYPE` names (declarations.py)
+        self._of_nobody: str | None = None  # the routine of nobody being checked (its choices need `by`)
         self.params: dict = {}
         self.triggers: list = []
         self.game = None

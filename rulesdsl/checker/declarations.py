@@ -145,10 +145,12 @@ class DeclarationChecks:
             self.check_grid(grid)
         for act in self.actions.values():
             self._decl_span = act.span
-            self.param_types(act.params, what="a routine" if act.routine else "an action")
+            self.param_types(act.params, what="a routine" if act.routine else "an action", acting=act.acting)
             if act.requires is not None:
                 self.expect(act.requires, (BOOL,), "a requirement")
+            self._of_nobody = None if act.acting else act.name
             self.block(act.body)
+            self._of_nobody = None
         if self.setup is not None:
             self.block(self.setup.body)
             self.unique_steps(self.setup.body, "setup")
@@ -240,25 +242,25 @@ class DeclarationChecks:
                     self.err(grid, f"row {r} is outside the grid")
             self.check_assigns(assigns, grid.line_fields, f"grid {grid.name} line")
 
-    def param_types(self, params, what="an action"):
-        """Type the parameters of an action or routine: the acting player, then values with a
-        declared type or a default."""
+    def param_types(self, params, what="an action", acting=True):
+        """Type the parameters of an action or routine: the acting player (unless it is a routine of
+        nobody, `acting` false), then values with a declared type or a default."""
         seen = set()
         for i, prm in enumerate(params):
             if prm.name in seen:
                 self.err(prm, f"parameter `{prm.name}` appears twice")
             seen.add(prm.name)
-            if i == 0 and self.declared_type(prm) not in (None, PLAYER, ANY):
+            if i == 0 and acting and self.declared_type(prm) not in (None, PLAYER, ANY):
                 self.err(prm.type, f"the first parameter of {what} is the acting player: its type is player")
                 self.param_declared[prm] = PLAYER  # reported here once, not again at every use
             t = self.param_type(prm)
-            self.bind(prm, prm.name, t if t is not None else PLAYER if i == 0 else ANY)
-        if not params:
+            self.bind(prm, prm.name, t if t is not None else PLAYER if i == 0 and acting else ANY)
+        if not params and acting:
             self.err(self._decl_span, f"{what} needs the acting player as its first parameter",
                      "write it as `name(p)`")
-        if params and params[0].default is not None:
+        if params and acting and params[0].default is not None:
             self.err(params[0], f"the first parameter of {what} is the acting player and has no default")
-        for prm in params[1:]:
+        for prm in params[1 if acting else 0:]:
             if prm.default is not None:
                 continue
             if what == "a routine" and prm.type is None:

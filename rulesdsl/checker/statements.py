@@ -122,7 +122,7 @@ class StatementChecks:
         pass
 
     def s_ChooseOptions(self, s):
-        self.check_by(s.by)
+        self.check_by(s.by, s)
         names = set()
         offered = False
         for opt in s.options:
@@ -139,9 +139,13 @@ class StatementChecks:
         if not offered:
             self.err(s, "this choice can never be offered: no option's condition can hold")
 
-    def check_by(self, by):
+    def check_by(self, by, s):
         if by is not None:
             self.expect(by, (PLAYER,), "the player who chooses")
+        elif self._of_nobody is not None:
+            self.err(s, f"`{self._of_nobody}` is a routine of nobody: a choice in it names who makes it",
+                     "add `by PLAYER` (a parameter `p: player`, `player(1)`...), or give the routine its "
+                     "acting player as first parameter")
 
     def unseen_zone(self, e):
         """The declaration of the zone `e` names when nobody may see that zone's cards (`hidden`,
@@ -170,7 +174,7 @@ class StatementChecks:
             self.expect(s.to, (PLAYER,), "the player who sees the card")
 
     def s_ChooseItem(self, s):
-        self.check_by(s.by)
+        self.check_by(s.by, s)
         self.check_unseen_choice(s, "choose")
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
@@ -184,7 +188,7 @@ class StatementChecks:
         self.block(s.body)
 
     def s_Pick(self, s):
-        self.check_by(s.by)
+        self.check_by(s.by, s)
         if s.prompt is not None and not s.prompt.strip():
             self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
         self.check_unseen_choice(s, "pick")
@@ -217,7 +221,7 @@ class StatementChecks:
                 self.err(call.func, f"`{act.name}` is a routine: run it with `do`, only actions are performed")
             self.used_actions.add(act.name)
             self.check_args(call, act.params)
-            if call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
+            if act.acting and call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
                 self.err(call.args[0], f"the first argument of `{act.name}` is the acting player, "
                                        f"not {show(self.types[call.args[0]])}")
             return
