@@ -86,11 +86,13 @@ class Index:
 
 @node
 class Call:
-    """`func(args)`: a built-in, a `def`, or (in `do`) an action."""
+    """`func(args)`: a built-in, a `def`, or (in `do`) an action. `elem` is the name the last of two
+    arguments gives the element (`sum(xs, c: c.value)`), else None."""
 
     func: Any
     args: tuple
     span: Span
+    elem: Element | None = None
 
 
 @node
@@ -123,11 +125,30 @@ class Range:
 
 @node
 class Filter:
-    """`collection where condition`, with `it` bound to each element."""
+    """`collection where condition`, with `it` bound to each element, or the name `elem` gives it
+    (`collection where c: condition`)."""
 
     coll: Any
     cond: Any
     span: Span
+    elem: Element | None = None
+
+
+@node
+class Element:
+    """The name a `where`, an aggregate's expression or an `actions` limit gives the element it
+    binds (`c` in `xs where c: c.value > 1`); its span is the name's."""
+
+    name: str
+    span: Span
+
+
+def element_site(form) -> tuple:
+    """(the node that binds the element of `form`, the element's name): the form's `Element` and
+    its name when the form names the element, else the form itself and `it`. The resolver keys the
+    element's variable by that node, so every later step finds it by the same one."""
+    elem = form.elem
+    return (elem, elem.name) if elem is not None else (form, "it")
 
 
 @node
@@ -732,7 +753,8 @@ class EndGame:
 @node
 class Actions:
     """`actions n for player from a, b, c [distinct unless cond | each at most n]`: `it` in the
-    condition or the number is the action being considered."""
+    condition or the number is the action being considered (or the name `elem` gives it:
+    `distinct unless a: a == pass`)."""
 
     count: Any
     player: Any
@@ -740,6 +762,7 @@ class Actions:
     unless: Any
     span: Span
     most: Any = None  # how many times each action may be chosen
+    elem: Element | None = None
 
 
 @node

@@ -9,12 +9,14 @@ The scoping rules, in the order a name is looked up:
 
 1. **Locals.** Parameters of an action, routine or `def`; the variable of a phase (`each p`,
    `turns p`), of a trigger, of the victory block and its scores; `let`, `draw`, `for`, `choose x
-   in`, `pick`, `advance ... jumping x` / `passing x`; and `it` inside a `where` condition, the
-   second argument of an aggregate (`sum`, `all`, `min_by`, ...) and the limit of `actions`. The
-   innermost binding wins. A block (`if`, a loop, an option) opens a scope; `step` does not. A
-   `let` of a name already bound in an enclosing scope of the same body assigns that variable; any
-   other `let` (and every `draw`) binds a new one in the current scope. The value of a `let` is
-   resolved before its name is bound, so `let gold = gold + 1` reads what `gold` meant before.
+   in`, `pick`, `advance ... jumping x` / `passing x`; and the element inside a `where`
+   condition, the second argument of an aggregate (`sum`, `all`, `min_by`, ...) and the limit of
+   `actions`: `it`, or the name the form gives it (`xs where c: ...`, `sum(xs, c: ...)`), which
+   then leaves `it` to mean what it meant around the form. The innermost binding wins. A block
+   (`if`, a loop, an option) opens a scope; `step` does not. A `let` of a name already bound in
+   an enclosing scope of the same body assigns that variable; any other `let` (and every `draw`)
+   binds a new one in the current scope. The value of a `let` is resolved before its name is
+   bound, so `let gold = gold + 1` reads what `gold` meant before.
    A `def` body sees only its own parameters; a parameter's default sees the parameters before it
    (for a `def`) or none (for an action or routine). A phase's `from` expression is evaluated
    before anyone plays the phase, so it does not see the phase's variable.
@@ -43,6 +45,10 @@ with `do`) and built-in functions.
 which only the checker knows: the resolver records the collection form and keeps the scope of
 each such call, and the checker calls `Resolver.numbers_form` when the first argument turns out to
 be a number, which resolves the second argument again without `it`.
+
+The resolver only records; the checker reports. A named element that would hide another meaning of
+its name (a local, a declaration, a constant, an enum value, a built-in) is recorded in `hidden`,
+and an `it` that hides the `it` of an enclosing form in `hides_it`.
 """
 from __future__ import annotations
 
@@ -59,6 +65,7 @@ _CATEGORY = {A.ParamDecl: "param", A.KindDecl: "kind", A.ZoneDecl: "zone", A.Cou
              A.MarkerDecl: "marker", A.TrackDecl: "track", A.PieceDecl: "piece", A.GridDecl: "grid",
              A.FuncDecl: "def", A.ActionDecl: "action"}
 _CALLED_ONLY = ("action", "routine", "def")  # declarations found after constants and enum values
+_SHORT_NAMES = "abcdefghijkmnpqrstuvwxyz"  # the names a hint may offer an element (not `l`, read as 1)
 
 
 @attrs.frozen(eq=False)
@@ -127,6 +134,11 @@ class Resolver:
         self.vars: dict = {}     # (site node, name) -> the Var that site binds or assigns
         self._outer: dict = {}   # min/max call -> the scope around it
         self._locals: dict = {}  # Var -> its Binding, made once
+        # a named element (Element node) -> (the Binding its name hides there, a one-letter name
+        # that hides nothing there, or None)
+        self.hidden: dict = {}
+        self.hides_it: dict = {}  # the Var of an `it` -> the Var of the enclosing form's `it` it hides
+        self.named: dict = {}    # a named element (Element node) -> the expression it is bound in
         self.decls: dict[str, Binding] = {}
         for item in program.items:
             category = _CATEGORY.get(type(item))
@@ -181,10 +193,29 @@ class Resolver:
         scope = self._outer.get(call)
         if scope is None:
             return
-        if numbers:
+        if not numbers:
+            self.element(call, call.args[1], scope)
+        elif call.elem is None:  # a name given to no element stays bound: the checker refuses it
             self.expr(call.args[1], scope)
-        else:
-            self.expr(call.args[1], self._bind(_Scope(scope), call, "it", "it"))
+
+    def element(self, form, body, scope):
+        """Resolve `body` with the element of `form` bound: as `it`, or as the name the form gives
+        it (recording what that name would mean there otherwise)."""
+        site, name = A.element_site(form)
+        outer = scope.find("it") if site is form else None
+        if site is not form:
+            self.named[site] = body
+            hidden = self.meaning(name, scope)
+            if hidden is not None:
+                free = next((c for c in _SHORT_NAMES if self.meaning(c, scope) is None), None)
+                self.hidden[site] = (hidden, free)
+        inner = self._bind(_Scope(scope), site, name, "it")
+        v = inner.vars[name]
+        if site is not form:
+            self.bindings[site] = self.local(v)
+        elif outer is not None and outer.how == "it" and not isinstance(outer.site, A.Element):
+            self.hides_it[v] = outer  # (not a parameter called `it`, nor an element named `it:`)
+        self.expr(body, inner)
 
     # ---- lookups ------------------------------------------------------------------------------
     def _bind(self, scope, site, name, how):
@@ -211,6 +242,14 @@ class Resolver:
             other = named or (b if b is not None and b.kind != "def" else None)
             return Binding("ambiguous", n, other) if other is not None else self._enums[n]
         return named or b
+
+    def meaning(self, n: str, scope) -> Binding | None:
+        """What `n` means in `scope` as a bare name or as a callee (a local, a declaration, a
+        constant, an enum value, a built-in), or None."""
+        v = scope.find(n)
+        if v is not None:
+            return self.local(v)
+        return self.global_name(n) or (Binding("builtin", n) if n in BUILTINS else None)
 
     def unknown(self, n: str, scope) -> Binding:
         return Binding("unknown", n, tuple(sorted(scope.names())) if scope is not None else ())
@@ -472,7 +511,7 @@ class Resolver:
         self.expr(s.player, scope)
         for limit in (s.unless, s.most):
             if limit is not None:
-                self.expr(limit, self._bind(_Scope(scope), s, "it", "it"))
+                self.element(s, limit, scope)
 
     def s_Advance(self, s, scope):
         self.expr(s.piece, scope)
@@ -511,7 +550,7 @@ class Resolver:
             self.call(e, scope)
         elif t is A.Filter:
             self.expr(e.coll, scope)
-            self.expr(e.cond, self._bind(_Scope(scope), e, "it", "it"))
+            self.element(e, e.cond, scope)
         elif t is A.Lit:
             pass
         else:
@@ -548,8 +587,13 @@ class Resolver:
                 self.expr(args[0], scope)
                 if n in ("min", "max"):
                     self._outer[e] = scope
-                self.expr(args[1], self._bind(_Scope(scope), e, "it", "it"))
+                self.element(e, args[1], scope)
                 return
+        if e.elem is not None:  # a name given where no element is: bound all the same, the checker
+            for a in args[:-1]:  # refuses it
+                self.expr(a, scope)
+            self.element(e, args[-1], scope)
+            return
         for a in args:
             self.expr(a, scope)
 

@@ -115,9 +115,27 @@ class _ToAst(Transformer):
     def index(self, meta, c):
         return A.Index(c[0], c[1], self.span(meta))
 
+    def element(self, c):
+        tok = c[0]
+        return A.Element(str(tok), A.Span(tok.line, tok.column, tok.end_line, tok.end_column, self.path))
+
+    def named_arg(self, c):
+        return _NamedArg(c[0], c[1])
+
+    def call_args(self, c):
+        return tuple(c)
+
     @v_args(meta=True)
     def call(self, meta, c):
-        return A.Call(c[0], c[1] or (), self.span(meta))
+        args = list(c[1] or ())
+        named = [i for i, a in enumerate(args) if isinstance(a, _NamedArg)]
+        if named and (named != [1] or len(args) != 2):
+            raise _GrammarMisuse(args[named[-1]].elem, "only the second of two arguments can name the element "
+                                 "it is evaluated for, as in `sum(xs, c: c.value)`")
+        elem = args[1].elem if named else None
+        if named:
+            args[1] = args[1].value
+        return A.Call(c[0], tuple(args), self.span(meta), elem)
 
     @v_args(meta=True)
     def neg(self, meta, c):
@@ -158,7 +176,7 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def filter(self, meta, c):
-        return A.Filter(c[0], c[1], self.span(meta))
+        return A.Filter(c[0], c[2], self.span(meta), c[1])
 
     @v_args(meta=True)
     def cond(self, meta, c):
@@ -713,17 +731,21 @@ class _ToAst(Transformer):
         prompt = str(c[5]) if c[5] is not None else None
         return A.Pick(str(c[1]), c[2], c[3], c[4], c[6], c[7], self.span(meta), c[0] is not None, prompt)
 
+    @staticmethod
+    def _action_call(call, word: str):
+        if not isinstance(call, A.Call):
+            raise _GrammarMisuse(call, f"`{word}` needs an action call, such as `{word} act(p)`")
+        if call.elem is not None:
+            raise _GrammarMisuse(call.elem, f"the arguments of `{word}` are values: they name no element")
+        return call
+
     @v_args(meta=True)
     def do_stmt(self, meta, c):
-        if not isinstance(c[0], A.Call):
-            raise _GrammarMisuse(c[0], "`do` needs an action call, such as `do act(p)`")
-        return A.Do(c[0], self.span(meta))
+        return A.Do(self._action_call(c[0], "do"), self.span(meta))
 
     @v_args(meta=True)
     def perform_stmt(self, meta, c):
-        if not isinstance(c[0], A.Call):
-            raise _GrammarMisuse(c[0], "`perform` needs an action call, such as `perform act(p)`")
-        return A.Do(c[0], self.span(meta), True)
+        return A.Do(self._action_call(c[0], "perform"), self.span(meta), True)
 
     @v_args(meta=True)
     def win_stmt(self, meta, c):
@@ -745,15 +767,15 @@ class _ToAst(Transformer):
     def actions_stmt(self, meta, c):
         names = tuple(str(x) for x in c[2:-1])
         limit = c[-1]
-        unless = limit[1] if limit and limit[0] == "unless" else None
-        most = limit[1] if limit and limit[0] == "most" else None
-        return A.Actions(c[0], c[1], names, unless, self.span(meta), most)
+        unless = limit[2] if limit and limit[0] == "unless" else None
+        most = limit[2] if limit and limit[0] == "most" else None
+        return A.Actions(c[0], c[1], names, unless, self.span(meta), most, limit[1] if limit else None)
 
     def limit_unless(self, c):
-        return ("unless", c[0])
+        return ("unless", c[0], c[1])
 
     def limit_most(self, c):
-        return ("most", c[0])
+        return ("most", c[0], c[1])
 
     @v_args(meta=True)
     def advance_stmt(self, meta, c):
@@ -779,6 +801,14 @@ class _ToAst(Transformer):
 
     def start(self, c):
         return tuple(c)
+
+
+@attrs.frozen
+class _NamedArg:
+    """An argument that names its element (`c: c.value`), until the call takes it apart."""
+
+    elem: A.Element
+    value: object
 
 
 class _GrammarMisuse(Exception):

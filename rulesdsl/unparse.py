@@ -26,7 +26,10 @@ def expr(e, parent: int = 0) -> str:
     if isinstance(e, A.Index):
         return f"{expr(e.obj, 9)}[{expr(e.index)}]"
     if isinstance(e, A.Call):
-        return f"{expr(e.func, 9)}({', '.join(expr(a) for a in e.args)})"
+        args = [expr(a) for a in e.args]
+        if args:
+            args[-1] = _named(e.elem) + args[-1]
+        return f"{expr(e.func, 9)}({', '.join(args)})"
     if isinstance(e, A.Unary):
         inner = expr(e.operand, 8 if e.op == "-" else 3)
         text = f"-{inner}" if e.op == "-" else f"not {inner}"
@@ -39,10 +42,15 @@ def expr(e, parent: int = 0) -> str:
     if isinstance(e, A.Range):
         return _wrap(f"{expr(e.lo, 6)}..{expr(e.hi, 6)}", 5, parent)
     if isinstance(e, A.Filter):
-        return _wrap(f"{expr(e.coll, 1)} where {expr(e.cond, 1)}", 0.5, parent)
+        return _wrap(f"{expr(e.coll, 1)} where {_named(e.elem)}{expr(e.cond, 1)}", 0.5, parent)
     if isinstance(e, A.Cond):
         return _wrap(f"if {expr(e.test)} then {expr(e.then)} else {expr(e.other)}", 0.1, parent)
     raise TypeError(type(e).__name__)
+
+
+def _named(elem) -> str:
+    """`c: ` before the expression a form evaluates for an element it names, else nothing."""
+    return f"{elem.name}: " if elem is not None else ""
 
 
 def _wrap(text, prec, parent):
@@ -134,8 +142,8 @@ def stmt(s, indent: int) -> list[str]:
     if t is A.Do:
         return [f"{pad}{'perform' if s.main else 'do'} {expr(s.call)}"]
     if t is A.Actions:
-        unless = (f" distinct unless {expr(s.unless)}" if s.unless is not None
-                  else f" each at most {expr(s.most)}" if s.most is not None else "")
+        unless = (f" distinct unless {_named(s.elem)}{expr(s.unless)}" if s.unless is not None
+                  else f" each at most {_named(s.elem)}{expr(s.most)}" if s.most is not None else "")
         return [f"{pad}actions {expr(s.count)} for {expr(s.player)} from {', '.join(s.names)}{unless}"]
     if t is A.Advance:
         head = f"advance {expr(s.piece)} on {s.track} by {expr(s.distance)}"

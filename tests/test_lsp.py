@@ -133,15 +133,16 @@ def client():
     c.close()
 
 
-def _opened(tmp_path, client) -> str:
-    """The uri of the small ruleset, written in a project in `tmp_path` and opened in the editor."""
+def _opened(tmp_path, client, text=RULES) -> str:
+    """The uri of the small ruleset (or of `text`), written in a project in `tmp_path` and opened in
+    the editor."""
     (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
     (tmp_path / "lfdsl.toml").write_text("")
     path = tmp_path / "tiny.lf"
-    path.write_text(RULES)
+    path.write_text(text)
     uri = f"file://{path}"
     client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "lfdsl", "version": 1,
-                                                          "text": RULES}}, request=False)
+                                                          "text": text}}, request=False)
     return uri
 
 
@@ -229,3 +230,29 @@ def test_closing_a_document_clears_its_diagnostics(tmp_path, client):
     assert len(client.diagnostics_for(uri)) == 1
     client.send("textDocument/didClose", {"textDocument": {"uri": uri}}, request=False)
     assert client.diagnostics_for(uri) == []
+
+
+def test_a_named_element_is_completed_inside_its_form_and_a_warning_is_published(tmp_path, client):
+    text = RULES.replace('log "x", double(count(pile)) + doubel(1)',
+                         'log "x", count(pile where tok: tok.value > double(1))\n'
+                         '        log "y", count(pile where not any(pile where it.value == it.value - 1))')
+    uri = _opened(tmp_path, client, text)
+    (warning,) = client.diagnostics_for(uri)
+    assert warning["severity"] == 2 and "`it` here is the element of the inner `where`" in warning["message"]
+    lines = text.splitlines()
+    assert warning["range"]["start"] == {"line": 9, "character": lines[9].rindex("it.value")}
+
+    def labels(line, character):
+        items = client.request("textDocument/completion", {"textDocument": {"uri": uri},
+                                                           "position": {"line": line, "character": character}})
+        return {i["label"]: i for i in items["items"]}
+    inside = labels(8, lines[8].index("tok.value") + 1)
+    assert "tok" in inside and inside["tok"]["detail"] == "element, named at line 9"
+    assert "tok" not in labels(8, lines[8].index("count(")) and "tok" not in labels(10, 8)
+
+    at = {"line": 8, "character": lines[8].index("tok.value") + 1}
+    found = client.request("textDocument/definition", {"textDocument": {"uri": uri}, "position": at})
+    name = lines[8].index("tok:")
+    assert found["range"] == {"start": {"line": 8, "character": name}, "end": {"line": 8, "character": name + 3}}
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": at})
+    assert "pile where tok: tok.value" in hover["contents"]["value"]

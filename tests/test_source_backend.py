@@ -48,6 +48,10 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
     engine = Engine.load(ROOT / "rulesets" / f"{ruleset}.lf")
     texts = engine.program.expression_sources
     assert len(texts) > 100  # most expressions of a real ruleset are written as source
+    _names_only_its_own(texts)
+
+
+def _names_only_its_own(texts):
     for text in texts:
         names, _ = _names_and_strings(text)
         attributes = {n for i, n in enumerate(names) if i and text.count("." + n)}
@@ -59,6 +63,39 @@ def test_generated_text_names_nothing_of_the_ruleset(ruleset):
                               "fits", "tracks", "values", "pc", "steps", "step_budget", "set_counter", "emit",
                               "label", "active", "env", "join", "slot_key", "room", "host", "slot_of",
                               "attached", "zone_of", "call_formula", "faces", "face", "ask", "append"}, attributes
+
+
+ELEMENT_NAMES = """
+game "Names" { players 2..2 cards "tiny.toml" round_limit 2 }
+kind Token { value: int }
+zone pile: row of Token
+counter said = 0
+action go(p) { set said += 1 }
+setup { create defs(Token) into pile }
+round {
+    phase talk each p {
+        set said += count(pile where __import__: __import__.value > 1) + sum(pile, exec: exec.value)
+        set said += count(pile where rt: any(pile where env: env.value == rt.value - 1))
+        actions 1 for p from go each at most K: if K == go then 1 else 0
+        win p "by talking"
+    }
+}
+"""
+
+
+def test_an_element_s_name_never_reaches_the_generated_text(tmp_path):
+    """The rules name elements as they like (`__import__`, `rt`, `env`): the generated text reads
+    each from a variable of its own making, and an `actions` limit's from `env` by a quoted key."""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "names.lf").write_text(ELEMENT_NAMES)
+    engine = Engine.load(tmp_path / "names.lf")
+    st = engine.new_game(2, 1)
+    play(engine, st, make_agents("first", 2, 1))
+    assert st.counters["said"] == 2 + 6 + 2 + 1
+    texts = engine.program.expression_sources
+    _names_only_its_own(texts)
+    names, strings = _names_and_strings("\n".join(texts))
+    assert not {"__import__", "exec"} & set(names) and "'K'" in strings  # `env["K"]`
 
 
 HOSTILE = r"""

@@ -421,6 +421,7 @@ class Backend:
         distinct = r.unless is not None
         left, used = r.left, r.used
         end = r.end
+        elem = r.elem  # the name the limits read the action by: a key of `env`, never of Python
 
         def offer(rt, fr):
             env = fr.env
@@ -429,18 +430,18 @@ class Backend:
                 return None
             p = player(rt, env)
             labels = []
-            saved = env.get("it")
+            saved = env.get(elem)
             for n in names:
                 if distinct and n in env[used]:
-                    env["it"] = n
+                    env[elem] = n
                     lifted = unless(rt, env)
-                    env["it"] = saved
+                    env[elem] = saved
                     if not lifted:
                         continue
                 if most is not None:
-                    env["it"] = n
+                    env[elem] = n
                     allowed = most(rt, env)
-                    env["it"] = saved
+                    env[elem] = saved
                     if env[used].count(n) >= allowed:
                         continue
                 if rt.can_perform(n, [p]):

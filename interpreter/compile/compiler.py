@@ -247,7 +247,7 @@ class Compiler:
         left, used = self.tmp("actions"), self.tmp("used")
         self.emit(proc, ir.ActionsInit(left, used, s.count, s.span))
         self.emit(proc, ir.AskAction(s.player, tuple(s.names), s.unless, s.most, left, used,
-                                     len(proc.ir) + 1, s.span))
+                                     len(proc.ir) + 1, s.span, A.element_site(s)[1]))
 
     def s_Advance(self, proc, s):
         jumped = self.tmp("jumped")

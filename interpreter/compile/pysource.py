@@ -3,12 +3,13 @@ functions (`SourceCompiler`).
 
 Every expression of a ruleset (a rule's, a parameter's, a card field's default, a scenario's
 expectation) is written as the text of one function `f(rt, env)` and compiled with `compile()`:
-operators are inline, small definitions are expanded in place as text, an aggregate's element (`it`)
-is a comprehension variable rather than an entry of `env`, and a built-in is a call of its function
-in the library of built-ins (library.py), or the same meaning written inline for the few that
-matter most to speed. A node nested too deep for Python's parser is written as a function of its own
-(see `SourceCompiler.hoisted`). Each function's text is registered in `linecache` under a name
-that says the rule it comes from, so a traceback through it shows its lines.
+operators are inline, small definitions are expanded in place as text, an aggregate's element (`it`,
+or the name the rules give it) is a comprehension variable named here rather than an entry of
+`env`, and a built-in is a call of its function in the library of built-ins (library.py), or the
+same meaning written inline for the few that matter most to speed. A node nested too deep for
+Python's parser is written as a function of its own (see `SourceCompiler.hoisted`). Each
+function's text is registered in `linecache` under a name that says the rule it comes from, so a
+traceback through it shows its lines.
 
 Nothing from a ruleset reaches the generated text except as an escaped literal: names, text and
 numbers are written with `repr` of a `str`/`int` (or stored in the constant table `K` and read as
@@ -181,7 +182,7 @@ class SourceCompiler:
         self._chancy_defs: dict[str, bool] = {}  # per definition: whether its body may draw
         self._shapes: dict[str, tuple] = {}       # per definition: its size and its locals' uses
         self._src_inline: dict = {}  # a `def` parameter (its Param node) -> argument text, while expanding
-        self._its: list[str] = []    # the comprehension variables standing for `it`, innermost last
+        self._its: list = []         # (node binding an element, its comprehension variable), innermost last
         self._scope: list[str] = []  # every comprehension variable around the text being written
         self._py_locals: dict = {}   # a `def` parameter (its Param node) -> the Python local holding it
         self._env = "env"            # what a hoisted function is given as `env` (a definition has none)
@@ -359,9 +360,10 @@ class SourceCompiler:
                 return self._py_locals[site]
             if site in self._src_inline:
                 return self._src_inline[site]
-            if e.id == "it" and self._its:
-                return self._its[-1]
-            return f"env[{self.k(n)}]"
+            for bound, var in reversed(self._its):
+                if bound is site:
+                    return var
+            return f"env[{self.k(n)}]"  # an `actions` limit's element, which the run sets in `env`
         if kind == "param":
             return self.k(self.param_values[n])
         if kind == "counter" and not b.decl.keyed:
@@ -457,7 +459,7 @@ class SourceCompiler:
             xs, v, name, op = fast
             return f"_select(rt, {xs}, {v}, {name}, {op})"
         xs = self.items(e.coll)
-        var, cond = self.with_it(e.cond)
+        var, cond = self.with_element(e, e.cond)
         return f"[{var} for {var} in _charged(rt, {xs}, {self.k(e.span)}) if {cond}]"
 
     def s_Call(self, e):
@@ -490,23 +492,21 @@ class SourceCompiler:
         """The type of the elements of a collection, as the checker found it."""
         return self.m.decided.elems[node]
 
-    def reads_name_of_it(self, node) -> bool:
-        """Whether `node` is `it.name` of a card."""
-        reads = self.m.decided.reads.get(node)
-        return (reads is not None and reads.what == "card_name" and isinstance(node.obj, A.Name)
-                and node.obj.id == "it")
+    def is_element(self, node, form) -> bool:
+        """Whether `node` is a name reading the element that `form` binds (`it`, or its name)."""
+        if not isinstance(node, A.Name):
+            return False
+        b = self.m.bindings.get(node)
+        return b is not None and b.kind == "local" and b.decl.site is A.element_site(form)[0]
 
-    def _mentions_it(self, e):
-        if isinstance(e, A.Name):
-            return e.id == "it"
-        for field in ("obj", "left", "right", "operand", "coll", "cond", "test", "then", "other", "lo", "hi", "index"):
-            sub = getattr(e, field, None)
-            if sub is not None and not isinstance(sub, (str, int)) and self._mentions_it(sub):
-                return True
-        for sub in getattr(e, "args", ()) or getattr(e, "items", ()):
-            if self._mentions_it(sub):
-                return True
-        return False
+    def reads_name_of_element(self, node, form) -> bool:
+        """Whether `node` is `it.name` of a card, `it` the element `form` binds."""
+        reads = self.m.decided.reads.get(node)
+        return reads is not None and reads.what == "card_name" and self.is_element(node.obj, form)
+
+    def _mentions(self, e, form):
+        """Whether `e` reads the element that `form` binds."""
+        return any(self.is_element(n, form) for n in A.walk(e))
 
     def chancy(self, node) -> bool:
         """True if evaluating `node` may draw from the RNG (`random`, here or in a `def` it calls):
@@ -599,10 +599,11 @@ class SourceCompiler:
             return f"_grid_cards(st.grids[{f}])"
         return f
 
-    def with_it(self, body) -> tuple[str, str]:
-        """(variable, text of `body` with `it` read from that variable)."""
+    def with_element(self, form, body) -> tuple[str, str]:
+        """(variable, text of `body` with the element `form` binds read from that variable). The
+        variable's name is made here, whatever the rules call the element."""
         var = self.fresh("it")
-        self._its.append(var)
+        self._its.append((A.element_site(form)[0], var))
         self._scope.append(var)
         try:
             return var, self.src(body)
@@ -610,21 +611,21 @@ class SourceCompiler:
             self._its.pop()
             self._scope.pop()
 
-    def reads_field_of_it(self, node, elem_t) -> bool:
-        """Whether `node` reads a field of `it` (a card) by a name that does not depend on `it`
-        (the fast paths of filters and sums)."""
+    def reads_field_of_element(self, node, elem_t, form) -> bool:
+        """Whether `node` reads a field of the element `form` binds (a card) by a name that does not
+        depend on the element (the fast paths of filters and sums)."""
         if elem_t[0] != "card":
             return False
-        if isinstance(node, A.Attr) and isinstance(node.obj, A.Name) and node.obj.id == "it":
+        if isinstance(node, A.Attr) and self.is_element(node.obj, form):
             reads = self.m.decided.reads.get(node)
             return reads is not None and reads.what == "card_field"
         return (isinstance(node, A.Call) and self.builtin(node) == "field"
-                and isinstance(node.args[0], A.Name) and node.args[0].id == "it"
-                and not self._mentions_it(node.args[1]))
+                and self.is_element(node.args[0], form) and not self._mentions(node.args[1], form))
 
-    def field_of_it(self, node, elem_t):
-        """The text of the field name `node` reads from `it`, if `reads_field_of_it`; else None."""
-        if not self.reads_field_of_it(node, elem_t):
+    def field_of_element(self, node, elem_t, form):
+        """The text of the field name `node` reads from the element `form` binds, if
+        `reads_field_of_element`; else None."""
+        if not self.reads_field_of_element(node, elem_t, form):
             return None
         return self.k(node.name) if isinstance(node, A.Attr) else self.src(node.args[1])
 
@@ -636,25 +637,26 @@ class SourceCompiler:
         if not (isinstance(cond, A.Binary) and cond.op in _COMPARE):
             return None
         elem_t = self.elem_type(e.coll)
-        if (not self.reads_field_of_it(cond.left, elem_t) or self._mentions_it(cond.right)
+        if (not self.reads_field_of_element(cond.left, elem_t, e) or self._mentions(cond.right, e)
                 or self.chancy(cond.right)):
             return None
         xs = self.items_any_order(e.coll) if any_order else self.items(e.coll)
-        name = self.field_of_it(cond.left, elem_t)
+        name = self.field_of_element(cond.left, elem_t, e)
         return xs, self.src(cond.right), name, repr(cond.op)
 
-    def values(self, coll_node, body_node):
+    def values(self, e):
         """(items text, function from an items text to the text of the list of values) for the
-        aggregates that bind `it`."""
+        aggregates that bind an element (`e` is the call)."""
+        coll_node, body_node = e.args
         xs = self.items(coll_node)
         elem_t = self.elem_type(coll_node)
-        if self.reads_name_of_it(body_node):
+        if self.reads_name_of_element(body_node, e):
             c = self.fresh("c")
             return xs, lambda items: f"[rt.names[cd[{c}]] for {c} in {items}]"
-        name = self.field_of_it(body_node, elem_t)
+        name = self.field_of_element(body_node, elem_t, e)
         if name is not None:
             return xs, lambda items: f"_field_values(rt, {items}, {name})"
-        var, body = self.with_it(body_node)
+        var, body = self.with_element(e, body_node)
         return xs, lambda items: f"[{body} for {var} in _charged(rt, {items}, None)]"
 
     # ---- built-ins ------------------------------------------------------------------------------
@@ -675,7 +677,7 @@ class SourceCompiler:
                 args.append(self.items(a))
             elif shape == "each":
                 xs = self.fresh("xs")
-                var, body = self.with_it(a)
+                var, body = self.with_element(e, a)
                 args.append(f"lambda {xs}: [{body} for {var} in _charged(rt, {xs}, None)]")
             elif shape == "grid":
                 args += [self.k(self.t(a)[1]), self.src(a)]
@@ -700,7 +702,7 @@ class SourceCompiler:
             if parts is not None:
                 return fast.format(*parts)
             xs = self.items(arg.coll)
-            var, cond = self.with_it(arg.cond)
+            var, cond = self.with_element(arg, arg.cond)
             return slow.format(xs, var, cond, self.k(arg.span))
         return plain.format(self.items_any_order(arg))
 
@@ -716,19 +718,19 @@ class SourceCompiler:
         coll, body = e.args
         elem_t = self.elem_type(coll)
         name = None
-        if not self.reads_name_of_it(body):
-            name = self.field_of_it(body, elem_t)
+        if not self.reads_name_of_element(body, e):
+            name = self.field_of_element(body, elem_t, e)
         if name is not None:
             # The field's name is read before the items.
             return f"_sum_field(rt, {name}, {self.items_any_order(coll)})"
-        xs, values = self.values(coll, body)
+        xs, values = self.values(e)
         return f"sum({values(xs)})"
 
     def extreme_text(self, e, pick):
         """`min` or `max`: of two numbers inline, else the library's over the values' list."""
         if e in self.m.decided.numbers:
             return f"{pick}({self.src(e.args[0])}, {self.src(e.args[1])})"
-        xs, values = self.values(e.args[0], e.args[1])
+        xs, values = self.values(e)
         return f"_b_{pick}(rt, {self.k(e.span)}, {values(xs)})"
 
     def t_min(self, e):
@@ -738,15 +740,15 @@ class SourceCompiler:
         return self.extreme_text(e, "max")
 
     def t_all(self, e):
-        xs, values = self.values(e.args[0], e.args[1])
+        xs, values = self.values(e)
         return f"all({values(xs)})"
 
     def t_count_distinct(self, e):
-        xs, values = self.values(e.args[0], e.args[1])
+        xs, values = self.values(e)
         return f"len(set({values(xs)}))"
 
     def t_set_sizes(self, e):
-        xs, values = self.values(e.args[0], e.args[1])
+        xs, values = self.values(e)
         return f"_group_sizes({values(xs)})"
 
     def t_abs(self, e):

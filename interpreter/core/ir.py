@@ -275,7 +275,8 @@ class ActionsInit:
 @record
 class AskAction:
     """Offer `player` the actions of `names` still allowed (`unless`, `most`) and performable; the
-    chosen action runs and this record runs again. With none left, go on at `end`.
+    chosen action runs and this record runs again. With none left, go on at `end`. The limits read
+    the action being considered as the local `elem` (`it`, or the name the rules give it).
     (`how.kind` "act".)"""
 
     op: ClassVar[str] = "ask_action"
@@ -288,10 +289,12 @@ class AskAction:
     used: str
     end: int
     span: A.Span
+    elem: str = "it"
 
     def __str__(self):
-        return (f"ask_action {show(self.player)} [{', '.join(self.names)}] unless={show(self.unless)} "
-                f"most={show(self.most)} left={self.left} used={self.used} else {self.end}")
+        named = "" if self.elem == "it" else f"{self.elem}: "
+        return (f"ask_action {show(self.player)} [{', '.join(self.names)}] unless={named}{show(self.unless)} "
+                f"most={named}{show(self.most)} left={self.left} used={self.used} else {self.end}")
 
 
 RECORDS = (Jump, Branch, Return, Let, LoopInit, LoopNext, Call, Log,

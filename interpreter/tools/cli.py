@@ -54,6 +54,10 @@ class AgentFailure(Exception):
 def cmd_check(args) -> int:
     engine = _load(args)
     m = engine.model
+    if m.warnings:  # the rules check and run: the warnings go where errors go, and the exit stays 0
+        for w in m.warnings:
+            print(w.render(), file=sys.stderr)
+        print(f"lfdsl: {summary(m.warnings)} (check)", file=sys.stderr)
     routines = sum(1 for a in m.actions.values() if a.routine)
     print(visible(f"{args.ruleset}: ok: {m.game.name}, {player_range(m.game.min_players, m.game.max_players)}, "
                   f"{count_of(len(engine.cards.defs), 'card definition')}, "

@@ -5,9 +5,9 @@ documents are pygls's; nothing here parses JSON-RPC): as the designer types, the
 is loaded with its layers and cards exactly as `lfdsl check` loads the file (the unsaved text
 stands in for the file, every other file is read from disk), and the diagnostics are published at
 their line and column. Go-to-definition and hover use the resolver's bindings (a name's declaration,
-and the comment lines written just above it); completion offers the declared names, the built-ins
-and the language's words. No second parser: a file that does not parse gets its diagnostics and no
-other answer.
+and the comment lines written just above it); completion offers the declared names, the built-ins,
+the language's words and, inside a form that names its element (`xs where c: ...`), that name. No
+second parser: a file that does not parse gets its diagnostics and no other answer.
 
 The server owns its input stream (`Frames`) rather than pygls's reader, so that every message is
 bounded (`FRAME_MAX_BYTES`), a malformed header stops it with a message instead of a fault, a
@@ -100,6 +100,7 @@ class Analysis:
         self.diagnostics: dict[str, list[T.Diagnostic]] = {path: []}
         self.program = None
         self.bindings: dict = {}
+        self.named: dict = {}  # a named element (ast.Element) -> the expression it is bound in
         # JSON can carry half of a UTF-16 pair ("\ud800"), which no file can hold: it is reported
         # where it stands, as a file that is not UTF-8 stops at its first bad byte.
         bad = _LONE_SURROGATE.search(text)
@@ -115,21 +116,22 @@ class Analysis:
         with edited({path: text.encode("utf-8")}):
             try:
                 self.program = load_ruleset(path, Project.around(path))
-                self.bindings = resolve(self.program).bindings
+                resolved = resolve(self.program)
+                self.bindings, self.named = resolved.bindings, resolved.named
             except LanguageError as exc:
-                self._add(exc)
+                self._add(exc.diagnostics)
                 return
             except RecursionError:
                 return
             try:
-                Engine.load(path)
+                self._add(Engine.load(path).model.warnings)
             except LanguageError as exc:
-                self._add(exc)
+                self._add(exc.diagnostics)
             except RecursionError:
                 pass
 
-    def _add(self, exc: LanguageError):
-        for d in exc.diagnostics:
+    def _add(self, diagnostics):
+        for d in diagnostics:
             target = os.path.normpath(d.path) if d.path else self.path
             message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
             severity = T.DiagnosticSeverity.Warning if d.severity == "warning" else T.DiagnosticSeverity.Error
@@ -149,6 +151,17 @@ class Analysis:
                 if best is None or size < best[0]:
                     best = (size, node)
         return best[1] if best else None
+
+    def elements_at(self, line: int, col: int) -> list:
+        """The named elements (ast.Element) bound at a 1-based position of this document: those of
+        every form whose expression holds it, outermost first."""
+        out = []
+        for elem, body in self.named.items():
+            s = body.span
+            if (s.path or self.path) == self.path and s.line and \
+                    (s.line, s.col) <= (line, col) <= (s.end_line or s.line, s.end_col or s.col):
+                out.append(elem)
+        return sorted(out, key=lambda e: (e.span.line, e.span.col))
 
     def declaration_span(self, node):
         b = self.bindings.get(node)
@@ -672,6 +685,10 @@ def build_server() -> Server:
             items.setdefault(name, T.CompletionItem(name, kind=T.CompletionItemKind.Function, detail=row.doc))
         for word in KEYWORDS:
             items.setdefault(word, T.CompletionItem(word, kind=T.CompletionItemKind.Keyword))
+        if a is not None:  # inside a form that names its element, the name reads the element
+            for elem in a.elements_at(params.position.line + 1, params.position.character + 1):
+                items[elem.name] = T.CompletionItem(elem.name, kind=T.CompletionItemKind.Variable,
+                                                    detail=f"element, named at line {elem.span.line}")
         return T.CompletionList(is_incomplete=False, items=sorted(items.values(), key=lambda i: i.label))
 
     return server

@@ -41,6 +41,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.formulas = formulas or {}
         self.formula_calls: dict = {}
         self.errors = []
+        self.warnings = []
         self.types: dict = {}
         self.decided = Decided()
         self.res: Resolver | None = None
@@ -77,21 +78,29 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
 
     # -- reporting
     def err(self, node_or_span, message, hint=None):
+        self.errors.append(self._diagnostic(node_or_span, message, hint, "error"))
+
+    def warn(self, node_or_span, message, hint=None):
+        """Report something that checks but is very likely not what the rules mean: the rules still
+        run, and `lfdsl check` and the language server show it."""
+        self.warnings.append(self._diagnostic(node_or_span, message, hint, "warning"))
+
+    def _diagnostic(self, node_or_span, message, hint, severity):
         span = node_or_span if isinstance(node_or_span, A.Span) else node_or_span.span
         path = span.path or self.p.path
-        self.errors.append(at(path, self.p.source_of(path), span, message, hint))
+        return at(path, self.p.source_of(path), span, message, hint, severity=severity)
 
     # -- entry point
     def run(self) -> Model:
         self.collect()
         self.check_bodies()
         if self.errors:
-            raise CheckError(self.errors)
+            raise CheckError(self.errors + self.warnings)
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
-                     self.slots, self.formula_calls, self.decided)
+                     self.slots, self.formula_calls, self.decided, tuple(sorted(set(self.warnings))))
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""

@@ -3,7 +3,7 @@ table, and what each attribute access reads."""
 from __future__ import annotations
 
 from .. import ast as A
-from ..builtins import BUILTINS
+from ..builtins import BUILTINS, LAMBDA_BUILTINS
 from ..errors import suggest
 from ..limits import MAX_DEF_DEPTH
 from .model import Reads
@@ -103,7 +103,11 @@ class ExpressionChecks:
                      "a bare name cannot tell them apart: rename one of them")
             return ANY
         candidates = set(b.decl) | set(self.decls) | self.enum_values | set(CONSTANTS) | {"true", "false", "none"}
-        self.err(e, f"unknown name `{n}`", suggest(n, candidates))
+        hint = suggest(n, candidates)
+        if n == "it":
+            hint = ("`it` is the element only inside a `where` condition, an aggregate's expression or an "
+                    "`actions` limit that does not name its element")
+        self.err(e, f"unknown name `{n}`", hint)
         return ANY
 
     def e_ListLit(self, e):
@@ -203,6 +207,10 @@ class ExpressionChecks:
             return ANY
         n = e.func.id
         callee = self.binding(e)
+        if e.elem is not None and not (callee.kind == "builtin" and n in LAMBDA_BUILTINS):
+            self.err(e.elem, f"`{n}` is given values: no element of its arguments can be named",
+                     "only `where`, the aggregates (`sum`, `all`, `min`, `max`, `sort_by`, ...) and the "
+                     "limits of `actions` bind an element")
         if callee.kind == "local":
             self.err(e, f"`{n}` is a variable, not a function")
             return ANY
@@ -258,9 +266,42 @@ class ExpressionChecks:
         return isinstance(node, A.Name) and self.binding(node).kind == category
 
     def lambda_arg(self, e):
-        """Type an aggregate's second argument, evaluated with `it` bound to each element."""
-        self.bind(e, "it", self.elem_type(e.args[0]))
+        """Type an aggregate's second argument, evaluated with `it` (or the element's name) bound to
+        each element."""
+        self.bind_element(e, self.elem_type(e.args[0]))
         return self.expr(e.args[1])
+
+    def bind_element(self, form, t):
+        """Give the element `form` binds the type `t`; a name given to it that hides another
+        meaning there (a local, a declaration, a built-in...) is an error at the name."""
+        site, name = A.element_site(form)
+        self.bind(site, name, t)
+        if site is form:
+            return
+        if name == "it":
+            self.err(site, "`it:` names the element `it`, which it is without a name",
+                     "drop `it:`, or give the element a name of its own")
+            return
+        hidden = self.res.hidden.get(site)
+        if hidden is not None:
+            meaning, free = hidden
+            self.err(site, f"the element's name `{name}` would hide {self.meaning(meaning)}",
+                     f"give the element a name of its own{f', such as `{free}`' if free else ''}")
+
+    def meaning(self, b) -> str:
+        """What a binding stands for, as a message names it: `the zone `hand``, `the loop variable
+        `c` (line 4)`, `the built-in `count``."""
+        if b.kind == "local":
+            v = b.decl
+            line = getattr(getattr(v.site, "span", None), "line", 0)
+            return f"{_LOCAL_WORDS.get(v.how, 'the variable')} `{v.name}`" + (f" (line {line})" if line else "")
+        if b.kind in ("enum", "ambiguous"):
+            return self.res.enum_origins[b.name]
+        if b.kind in CONSTANTS:
+            return f"the constant `{b.name}`"
+        if b.kind == "builtin":
+            return f"the built-in `{b.name}`"
+        return f"the {_DECL_WORDS.get(b.kind, b.kind)} `{b.name}`"
 
     def e_Unary(self, e):
         if e.op == "-":
@@ -277,6 +318,8 @@ class ExpressionChecks:
             return BOOL
         lt = self.expr(e.left)
         rt = self.expr(e.right)
+        if op in _COMPARISONS and self.res.hides_it:
+            self.same_element(e)
         if op == "in":
             elem = self.elem_of(rt, e.right)
             if not _compatible(lt, elem):
@@ -301,6 +344,26 @@ class ExpressionChecks:
                 self.err(side, f"`{op}` works on numbers, got {show(t)}")
         return INT
 
+    def same_element(self, e):
+        """Warn when both sides of a comparison read the `it` of a form nested in another that binds
+        `it`: that `it` hides the outer one, so a comparison meant between the two elements
+        (`xs where not any(xs where it.value == it.value - 1)`) compares each element with itself."""
+        def hiding_its(side):
+            for n in A.walk(side):
+                b = self.res.bindings.get(n) if isinstance(n, A.Name) and n.id == "it" else None
+                if b is not None and b.kind == "local" and b.decl in self.res.hides_it:
+                    yield n, b.decl
+        left = {v for _, v in hiding_its(e.left)}
+        both = [(n, v) for n, v in hiding_its(e.right) if v in left]
+        if not both:
+            return
+        n, v = min(both, key=lambda nv: (nv[0].span.line, nv[0].span.col))
+        outer = self.res.hides_it[v]
+        what = "card" if self.var_types.get(v, ANY)[0] == "card" else "element"
+        self.warn(n, f"`it` here is the element of the inner {_form_words(v.site)}, not of the outer "
+                     f"{_form_words(outer.site)}: both sides of this comparison read the same {what}",
+                  "name the elements: `xs where a: not any(xs where b: b.value == a.value - 1)`")
+
     def e_Range(self, e):
         self.expect(e.lo, (INT,), "a range start")
         self.expect(e.hi, (INT,), "a range end")
@@ -308,7 +371,7 @@ class ExpressionChecks:
 
     def e_Filter(self, e):
         elem = self.elem_type(e.coll)
-        self.bind(e, "it", elem)
+        self.bind_element(e, elem)
         self.expect(e.cond, (BOOL,), "a `where` condition")
         return T_list(elem)
 
@@ -323,6 +386,22 @@ class ExpressionChecks:
         if not _compatible(a, b):
             self.err(e, f"both branches must have one type: {show(a)} and {show(b)}")
         return a
+
+
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+# How a message names a local variable, by how it is introduced (resolver.Var.how).
+_LOCAL_WORDS = {"parameter": "the parameter", "phase": "the phase's player", "trigger": "the trigger's variable",
+                "victory": "the victory block's player", "evaluate": "the evaluate block's player",
+                "score": "the score", "for": "the loop variable", "choose": "the chosen element",
+                "pick": "the picked element", "it": "the element"}
+_DECL_WORDS = {"param": "parameter", "kind": "card kind", "def": "definition"}
+
+
+def _form_words(site) -> str:
+    """A form that binds an element, and where it starts: "`where` (3:14)", "`sum` (3:1)"."""
+    form = "`where`" if isinstance(site, A.Filter) else f"`{site.func.id}`" if isinstance(site, A.Call) \
+        else "`actions` limit"
+    return f"{form} ({site.span.line}:{site.span.col})"
 
 
 def _names_in(e):

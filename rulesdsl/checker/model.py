@@ -65,6 +65,7 @@ class Model:
     # card's own (see Checker.b_call)
     formula_calls: dict = attrs.Factory(dict)
     decided: Decided = attrs.Factory(Decided)  # what the checker decided besides the types
+    warnings: tuple = ()  # the checker's warnings (errors.Diagnostic), sorted: the rules run all the same
 
     @property
     def calls(self) -> Mapping:

@@ -256,8 +256,9 @@ class StatementChecks:
         if len(set(s.names)) != len(s.names):
             self.err(s, "an action is listed twice")
         if s.unless is not None or s.most is not None:
-            # `it` is the action being considered, so a limit can concern one action only.
-            self.bind(s, "it", ACTION)
+            # `it` (or the element's name) is the action being considered, so a limit can concern
+            # one action only.
+            self.bind_element(s, ACTION)
             if s.unless is not None:
                 self.expect(s.unless, (BOOL,), "a condition")
             else:

@@ -56,6 +56,9 @@ class BuiltinTypeRules:
         self.res.numbers_form(e, first == INT)
         if first == INT:
             self.decided.numbers.add(e)
+            if e.elem is not None:
+                self.err(e.elem, f"`{_callee(e)}` of two numbers has no element to name",
+                         f"name the element when the first argument is a collection: `{_callee(e)}(xs, c: c.value)`")
             self.expect(e.args[1], (INT,), "a number")
             return INT
         t = self.lambda_arg(e)
