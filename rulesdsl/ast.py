@@ -724,7 +724,8 @@ class Do:
 @node
 class Win:
     """`win player "reason"` ends the game at once with that player the winner; `lose player
-    "reason"` (lose=True) ends it with every other player the winner (nobody when the only player loses)."""
+    "reason"` (lose=True) ends it with every other player the winner (nobody when the only player
+    loses). `player` may be a list of players, who win or lose together (`win players`: everyone)."""
 
     player: Any
     reason: str

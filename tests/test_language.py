@@ -6,6 +6,7 @@ import pytest
 from interpreter.tools.agents import make_agents, play
 from interpreter.engine import Engine, GameError
 from interpreter.tools.trace import ListSink
+from rulesdsl.errors import LanguageError
 
 from .conftest import ROOT
 
@@ -476,3 +477,43 @@ def test_a_routine_of_nobody_names_no_player_and_its_choices_name_theirs(tmp_pat
     assert turns == ["P1", "P2"]
     from interpreter.tools.trace import render
     assert render(pots[2], full_state=False) == ["    pot = 4 (was 3)"]
+
+
+TOGETHER = """
+game "Together" { players 2..4 cards "nobody.toml" }
+kind Token { value: int }
+param ending = 0 from 0..3
+counter pot = 0
+round {
+    phase a each p {
+        set pot += 1
+        if pot >= 3 {
+            if ending == 0 { win players "the team made it" }
+            if ending == 1 { lose players "the team ran out of time" }
+            if ending == 2 { win players where it != player(2) "odd seats together" }
+            lose [player(1)] "P1 alone"
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("ending, winners, loser", [(0, ["P1", "P2", "P3"], None), (1, [], None),
+                                                    (2, ["P1", "P3"], None), (3, ["P2", "P3"], "P1")])
+def test_players_win_or_lose_together(tmp_path, ending, winners, loser):
+    # docs/language.md, `win`: a list of players wins (or loses) together; `players` is everyone, a
+    # cooperative game's end; a list of one is the player alone.
+    (tmp_path / "together.lf").write_text(TOGETHER)
+    (tmp_path / "nobody.toml").write_text('[[Token]]\nname = "T"\nvalue = 1\n')
+    engine = Engine.load(tmp_path / "together.lf", params={"ending": str(ending)})
+    st = engine.new_game(3, 1)
+    assert engine.is_over(st)
+    assert st.result["winners"] == winners and st.result["loser"] == loser
+
+
+def test_win_takes_a_player_or_a_list_of_players(tmp_path):
+    (tmp_path / "nobody.toml").write_text('[[Token]]\nname = "T"\nvalue = 1\n')
+    (tmp_path / "bad.lf").write_text(TOGETHER.replace('win players "the team made it"', 'win 3 "three"'))
+    with pytest.raises(LanguageError) as info:
+        Engine.load(tmp_path / "bad.lf")
+    assert "the winners (a player or a list of players)" in info.value.render()

@@ -577,13 +577,16 @@ class Run(ZoneServices, BoardServices):
         self.st.stack.append(Frame(key, 0, env, actor))
 
     def win(self, who, reason, lose=False):
-        """End the game at once: `who` wins, or (lose) every other player wins."""
+        """End the game at once: `who` wins, or (lose) every other player wins; `who` may be a list
+        of players, who win or lose together (all of them: a cooperative game's end)."""
         st = self.st
         counts = {}
         if self.model.victory is not None:
             counts = {f"P{p + 1}": self.scores(st, p) for p in range(st.player_count)}
-        winners = [f"P{p + 1}" for p in range(st.player_count) if p != who] if lose else [f"P{who + 1}"]
-        st.result = {"winners": winners, "loser": f"P{who + 1}" if lose else None, "reason": reason,
+        side = set(who) if isinstance(who, list) else {who}
+        winners = [f"P{p + 1}" for p in range(st.player_count) if (p in side) != lose]
+        loser = f"P{next(iter(side)) + 1}" if lose and len(side) == 1 else None
+        st.result = {"winners": winners, "loser": loser, "reason": reason,
                      "reached": list(winners), "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
         st.stage = "over"
         st.stack.clear()

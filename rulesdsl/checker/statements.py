@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import ast as A
 from ..errors import suggest
 from .expressions import _callee
-from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, _compatible, fits_param, show
+from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, T_list, _compatible, fits_param, show
 
 
 class StatementChecks:
@@ -203,7 +203,9 @@ class StatementChecks:
             self.stmt(st)
 
     def s_Win(self, s):
-        self.expect(s.player, (PLAYER,), "the loser" if s.lose else "the winner")
+        # A player, or a list of players who win (or lose) together: a team, or everyone.
+        self.expect(s.player, (PLAYER, T_list(PLAYER)),
+                    "the losers (a player or a list of players)" if s.lose else "the winners (a player or a list of players)")
 
     def s_EndGame(self, s):
         pass
