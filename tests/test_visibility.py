@@ -103,7 +103,8 @@ def player_trace(engine, events, player) -> str:
 
 
 # The golden files were written by the engine of 816b91d, before the authority: a player's trace
-# reads the same now.
+# reads the same now, except that Dartmoor's shows another player's public choices (the action, where
+# to draw from, the card taken from the clearing, the cave), since issue 29: see the test below.
 GAMES = [("sights", 2, 1, None), ("sights", 2, 4, None), ("hands", 3, 2, None), ("duel", 2, 1, None),
          ("dartmoor", 2, 23, 40)]
 
@@ -267,3 +268,49 @@ def test_a_players_trace_takes_card_numbers_out_of_the_events_structure_not_its_
     events = events_of(sights, 2, 1)
     named = [e for e in events if e["event"] == "counter" and "#" in e["data"]["name"]]
     assert named and all(isinstance(e["data"]["name"], CardCounterName) for e in named)
+
+
+PUBLIC_CHOICES = """
+game "Public" { players 2..2 cards "tiny.toml" round_limit 2 }
+kind Token { value: int }
+zone stock: pile of Token hidden
+zone table: row of Token
+zone hand: bag of Token private per player
+setup {
+    create defs(Token) times 2 into stock
+    for p in players { repeat 2 { draw c from stock to p.hand } }
+}
+routine play(p, t: Token) {
+    choose "half" { option top { } option bottom { } }
+    move t to table
+}
+round {
+    phase turn each p {
+        choose "stance" { option bold { } option shy { } }
+        choose t in p.hand { do play(p, t) }
+        choose q in table "from the table" { }
+    }
+}
+"""
+
+
+def test_another_players_public_choice_is_shown_and_a_choice_among_unseen_cards_is_not(tmp_path):
+    # issue 29, point 11: a ruleset with a private place masks only what a player may not know of
+    # another's choice: the cards of a hand, and an option asked while a hand's card is held (its
+    # options may be read from the card); the options written in the rules and a card on the table
+    # stay readable.
+    (tmp_path / "public.lf").write_text(PUBLIC_CHOICES)
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    engine = Engine.load(tmp_path / "public.lf")
+    events = events_of(engine, 2, 3, decisions=4)
+    choices = [e for e in events if e["event"] == "choice"]
+    assert [(e["data"]["prompt"], e["data"]["public"]) for e in choices] == [
+        ("stance", True), ("choose t", False), ("half", False), ("from the table", True)]
+    seen = {}
+    sink = PlayerSink(engine.program, 1, lambda e: seen.setdefault(e["data"].get("prompt"), e["data"]["choice"])
+                      if e["event"] == "choice" else None)
+    for e in events:
+        sink(e)
+    assert seen == {"stance": choices[0]["data"]["choice"], "choose t": "?", "half": "?",
+                    "from the table": choices[3]["data"]["choice"]}
+    assert seen["stance"] in ("bold", "shy")

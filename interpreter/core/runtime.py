@@ -124,7 +124,10 @@ class Run(ZoneServices, BoardServices):
                                      kind=LimitError)
         label = d["options"][choice]
         if self.sink is not None:
-            self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"]}, d["player"])
+            from .view import choice_is_public  # view.py builds on this module; only a traced run asks
+            public = choice_is_public(self.prog, st, d)
+            self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"], "public": public},
+                      d["player"])
         fr = st.stack[-1]
         how = d["how"]  # a decision record (ir.py)
         kind = how.kind

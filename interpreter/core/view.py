@@ -148,6 +148,40 @@ def _map_value(value, shape, handle):
     return [handle[c] for c in value]
 
 
+def choice_is_public(prog, st, d) -> bool:
+    """Whether every other player may know what was offered and taken in pending decision `d`: the
+    menu of actions, and options written in the rules, players, numbers and other values, unless
+    the body asking holds a card some other player does not see (its options may be read from that
+    card: which half of a card of one's hand to play); a choice among cards, when every other player
+    sees each card where it lies; a choice of cells, when the grid is seen by everyone. A card
+    revealed to a player counts as unseen here: the answer may mask more than a view would."""
+    how, chooser = d["how"], d["player"]
+    if how.kind == "act":
+        return True
+    others = [p for p in range(st.player_count) if p != chooser]
+
+    def seen_by_all(card) -> bool:
+        key = st.loc[card]
+        vis = _visibility(prog, key)
+        if vis == "public":
+            return True
+        cards = st.zones.get(key)
+        top = bool(cards) and cards[-1] == card
+        return all(seen_in_place(vis, key, p, top) for p in others)
+    if st.stack:
+        fr = st.stack[-1]
+        for name, shape in _card_locals(prog).get(fr.proc, {}).items():
+            value = fr.env.get(name)
+            held = [] if value is None else [value] if shape == "card" else value
+            if not all(seen_by_all(c) for c in held):
+                return False
+    elem = getattr(how, "elem", ("",))
+    if elem[0] == "cell":
+        decl = prog.model.grids.get(elem[1])
+        return decl is None or decl.visibility == "public"
+    return elem[0] != "card" or all(seen_by_all(c) for c in how.values if c is not None)
+
+
 # ---- the view ---------------------------------------------------------------------------------
 def _added(add, cards: list, vis: str, key: str, player: int) -> list:
     """`add` of each card of a zone, told whether `player` sees it there: the same for every card
@@ -416,8 +450,9 @@ class PlayerSink:
     """A sink passing on the events of a run as `player` saw them (`visibility.player_event`):
     names of cards they do not see masked as `?`, other players' reveals hidden, and in `state`
     events the cards of places they do not see masked (a card revealed to them is masked there too:
-    a trace event carries no state). Another player's choice keeps its labels only when the ruleset
-    has no `private` place, where a choice could offer cards this player does not see."""
+    a trace event carries no state). Another player's choice keeps its labels when it is public
+    (`choice_is_public`): only a choice among cards this player does not see, or asked by a body
+    holding such a card, is masked."""
 
     def __init__(self, prog, player: int, inner):
         self.prog = prog

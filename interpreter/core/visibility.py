@@ -76,9 +76,10 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
     """Trace event `event` as `player` may read it: the names of cards they do not see become `?`,
     another player's reveal hides its card, a `state` event masks the cards of the places they do
     not see (a card revealed to them too: an event carries no state) and drops the generator's
-    state, and no card's number is left (see `_without_card_numbers`). `private`: whether the
-    ruleset has a private place (`has_private_place`), where another player's choice could offer
-    cards this player does not see, so that choice keeps no label."""
+    state, and no card's number is left (see `_without_card_numbers`). Another player's choice keeps
+    its labels when the event says it is `public` (view.py, `choice_is_public`); an event that does not say
+    (a trace written before it did) keeps them only when the ruleset has no private place
+    (`private`: `has_private_place`)."""
     kind, data = event["event"], event["data"]
 
     def seen(key, top):
@@ -96,7 +97,7 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
         # A card turned where this player does not see it: which card, and which face of it.
         hidden = data["now"] if data["now"] in prog.names_of_hidden_faces else "?"
         data = dict(data, card="?", now=hidden)
-    elif kind == "choice" and event["player"] != f"P{player + 1}" and private:
+    elif kind == "choice" and event["player"] != f"P{player + 1}" and not data.get("public", not private):
         data = dict(data, choice="?", options=["?"] * len(data["options"]))
     elif kind == "state":
         zones = {}
