@@ -23,20 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from interpreter.engine import Engine, LimitError  # noqa: E402
+from interpreter.tools.commands import _params  # noqa: E402  (`--set` as lfdsl reads it, errors positioned)
+from rulesdsl.errors import LanguageError  # noqa: E402
 from interpreter.tools.agents import make_agents, play  # noqa: E402
 
 RACE = "tests/rulesets/solo/race.lf"
-
-
-def parse_params(pairs: list[str]) -> dict:
-    """`--set name=value` pairs as the engine's parameters (values as typed)."""
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise SystemExit(f"--set takes name=value, not {pair!r}")
-        out[name] = value
-    return out
 
 
 def one_game(engine: Engine, agents_spec: str, seed: int, cap: int) -> dict:
@@ -78,7 +69,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     path = Path(args.ruleset)
-    engine = Engine.load(path if path.is_absolute() else ROOT / path, params=parse_params(args.set) or None)
+    try:
+        engine = Engine.load(path if path.is_absolute() else ROOT / path, params=_params(args.set) or None)
+    except LanguageError as e:  # a ruleset or a `--set` value that is wrong, at its place
+        print(e.render(), file=sys.stderr)
+        return 2
     print(f"{args.ruleset}, agents {args.agents}, seeds {args.seed} to {args.seed + args.games - 1}, "
           f"round cap {args.cap}" + (f", {' '.join(args.set)}" if args.set else ""))
 
