@@ -52,13 +52,16 @@ class Decision(NamedTuple):
 
     `kind` says what the options are: `jump` a menu of labelled options, `bind` a choice among
     values (cards, players, numbers...), `pick` one round of a `pick` against a budget (its `costs`
-    say what each option spends), `act` a menu of actions."""
+    say what each option spends), `act` a menu of actions. `together`: the decision is one player's
+    part of a `together` (simultaneous choices): the others choose without knowing it, and do not
+    know theirs, until all have chosen."""
 
     player: int            # the seat (from 0) to decide
     prompt: str
     options: tuple         # the options' labels, in their stable order
     kind: str
     costs: tuple | None    # for `pick`: what each option spends of the budget; else None
+    together: bool = False
 
 
 class PlaceSeen(NamedTuple):
@@ -227,8 +230,15 @@ class Engine:
             return None
         how = d["how"]
         kind = how.kind
+        if kind == "commit":
+            return Decision(d["player"], d["prompt"], tuple(d["options"]), "jump" if how.menu else "bind", None, True)
         return Decision(d["player"], d["prompt"], tuple(d["options"]), kind,
                         tuple(how.costs) if kind == "pick" else None)
+
+    def together(self, st: GameState) -> bool:
+        """Whether the pending decision is one player's part of a `together` (see `Decision`)."""
+        d = st.pending
+        return d is not None and d["how"].kind == "commit"
 
     def decision_span(self, st: GameState) -> Span | None:
         """Where the rule asking the pending decision is written (None when nothing is pending)."""
@@ -249,7 +259,7 @@ class Engine:
             return []
         how, labels = d["how"], d["options"]
         kind = how.kind
-        if kind == "jump":
+        if kind == "jump" or kind == "commit" and how.menu:
             values = list(labels)
             ids = [f"option:{label}" for label in labels]
         elif kind == "act":

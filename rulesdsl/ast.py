@@ -697,6 +697,19 @@ class ChooseItem:
 
 
 @node
+class Together:
+    """`together p in players choose ...`: simultaneous choices. Each player of `players` makes
+    the choice `body[0]` (a `ChooseItem` or a `ChooseOptions` without `by`) unseen by the others;
+    when all have chosen, the choices are revealed and the choice's body runs for each player, in
+    the list's order, `var` bound to that player."""
+
+    var: str
+    players: Any
+    body: tuple
+    span: Span
+
+
+@node
 class Pick:
     """Items picked one at a time while their total cost stays within a budget."""
 

@@ -311,7 +311,7 @@ def _substitute(e, name, replacement):
 
 
 _BODIES = {A.For: "body", A.Repeat: "body", A.While: "body", A.ChooseItem: "body", A.Pick: "body",
-           A.Step: "body"}
+           A.Step: "body", A.Together: "body"}
 
 
 def _steps(body):

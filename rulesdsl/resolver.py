@@ -478,6 +478,10 @@ class Resolver:
             self.expr(e, inner)
         self.block(s.body, inner)
 
+    def s_Together(self, s, scope):
+        self.expr(s.players, scope)
+        self.block(s.body, self._bind(_Scope(scope), s, s.var, "together"))
+
     def s_Pick(self, s, scope):
         if s.by is not None:
             self.expr(s.by, scope)

@@ -723,6 +723,10 @@ class _ToAst(Transformer):
         prompt = str(c[2]) if c[2] is not None else None
         return A.ChooseItem(str(c[0]), c[1], c[3], c[5], self.span(meta), tuple(c[4] or ()), prompt)
 
+    @v_args(meta=True)
+    def together_stmt(self, meta, c):
+        return A.Together(str(c[0]), c[1], (c[2],), self.span(meta))
+
     def label_part(self, c):
         return tuple(c)
 

@@ -134,6 +134,10 @@ def stmt(s, indent: int) -> list[str]:
         label = (" label " + ", ".join(expr(e) for e in s.label)) if s.label else ""
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
+    if t is A.Together:
+        inner = stmt(s.body[0], indent)
+        inner[0] = f"{pad}together {s.var} in {expr(s.players)} " + inner[0].lstrip()
+        return inner
     if t is A.Pick:
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"pick {'optional ' if s.optional else ''}{s.var} in {expr(s.coll)} spend {expr(s.cost)} "

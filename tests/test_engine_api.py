@@ -129,6 +129,9 @@ def test_the_places_of_a_view_are_its_zones_with_what_is_seen(engine):
      {"kind": "pick", "var": "c", "values": [2, None], "elem": ("card", "Token"), "costs": [1, 0],
       "left": "$left", "count": "$count", "end": 12}),
     (ir.ActDecision(1, "$left", "$used"), {"kind": "act", "player": 1, "left": "$left", "used": "$used"}),
+    (ir.CommitDecision("$together1", 2, [7, 8], ("card", "Token"), False, 5),
+     {"kind": "commit", "store": "$together1", "player": 2, "values": [7, 8], "elem": ("card", "Token"),
+      "menu": False, "at": 5}),
 ])
 def test_a_decision_record_keeps_the_json_shape_of_the_dict_it_replaces(record, shape):
     written = ir.decision_json(record)
@@ -140,7 +143,7 @@ def test_a_decision_record_keeps_the_json_shape_of_the_dict_it_replaces(record, 
 
 
 def test_every_ask_record_has_its_decision_record():
-    assert {c.how for c in (ir.AskOption, ir.AskItem, ir.AskPick, ir.AskAction)} == set(ir.DECISIONS)
+    assert {c.how for c in (ir.AskOption, ir.AskItem, ir.AskPick, ir.AskAction, ir.AskTogether)} == set(ir.DECISIONS)
 
 
 def test_states_and_views_write_the_pending_decision_as_data(engine):

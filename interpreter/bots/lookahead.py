@@ -3,10 +3,17 @@ game after it, follow a player's own next decisions with that rule ("finish the 
 every player's moves by the greedy rule until a player's next move in the round is over
 ("play through the next move").
 
+The other players' parts of a `together` (simultaneous choices) are taken at random, whoever the
+player judging is (`settle`): they are made without knowing each other, so judging one's own part
+by the others' best replies to it would credit them with what they cannot know, and seats that
+choose later would be judged otherwise than seats that choose first.
+
 Following a move keeps the copy the best option was scored on and goes on from it (`Engine.assign`)
 rather than playing that option again, and the score of the last option followed is the score of
 the move: a followed decision costs its options' copies and no more."""
 from __future__ import annotations
+
+import random
 
 from ..core.chance import Sampler
 from ..engine import GameError
@@ -25,6 +32,7 @@ def _scored(engine, evaluation, st, index: int, seat: int, luck: int, follow: in
     chance = Sampler(luck)
     try:
         engine.apply(copy, index, chance=chance)
+        settle(engine, copy, seat, chance, luck + 3)
         score = finish_move(engine, evaluation, copy, seat, follow, chance, luck + 1, where(st))
         if through:
             play_through_next_move(engine, evaluation, copy, seat, where(st), follow, chance, luck + 2)
@@ -34,6 +42,15 @@ def _scored(engine, evaluation, st, index: int, seat: int, luck: int, follow: in
         return copy, score
     except GameError:
         return None, -1.0
+
+
+def settle(engine, st, seat: int, chance, luck: int) -> None:
+    """While another player than `seat` has a part of a `together` to choose, take one of its
+    options uniformly at random (from `luck`), in place on `st`; random events drawn by `chance`."""
+    rng = None
+    while st.result is None and engine.together(st) and engine.current_player(st) != seat:
+        rng = rng or random.Random(luck)
+        engine.apply(st, rng.randrange(engine.option_count(st)), chance=chance)
 
 
 def best_next(engine, evaluation, st, luck: int, follow: int = 0) -> int:
@@ -97,5 +114,8 @@ def play_through_next_move(engine, evaluation, st, seat: int, at: tuple, follow:
                 break
         elif who != seat and next_at is not None:
             break
-        engine.apply(st, best_next(engine, evaluation, st, luck + steps, follow), chance=chance)
+        if who != seat and engine.together(st):
+            settle(engine, st, seat, chance, luck + steps)
+        else:
+            engine.apply(st, best_next(engine, evaluation, st, luck + steps, follow), chance=chance)
         steps += 1

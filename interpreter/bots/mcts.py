@@ -1,5 +1,8 @@
 """Information-set Monte Carlo tree search (single observer).
 
+The other players' parts of a `together` (simultaneous choices) are not nodes of the tree: they are
+taken at random as they come (lookahead.settle), since none of them knows the bot's part.
+
 Each iteration draws a determinization of the hidden state consistent with the bot's view, walks
 one shared tree whose edges are option ids (stable across determinizations, see `engine.Option`),
 choosing by UCT among the options legal in that determinization (each child counts how often it was
@@ -31,7 +34,7 @@ import time
 from ..core.chance import Sampler
 from ..engine import GameError
 from .evaluation import Evaluation
-from .lookahead import after, finish_move, where
+from .lookahead import after, finish_move, settle, where
 
 
 class _Node:
@@ -134,6 +137,11 @@ class MctsBot:
         own, root_at, seat = self.own_move, self.root_at, self.seat
         try:
             while st.result is None:
+                # The others' parts of a `together` are not known to whoever chooses theirs: taken
+                # at random, outside the tree (see lookahead.settle).
+                if engine.together(st) and engine.current_player(st) != seat:
+                    settle(engine, st, seat, chance, rng.getrandbits(64))
+                    continue
                 if own and (engine.current_player(st) != seat or where(st) != root_at):
                     break  # the player's move is over: a leaf, scored as it stands
                 options = engine.options(st)

@@ -40,11 +40,13 @@ class Backend:
     def __init__(self, exprs):
         self.c = exprs
         self.size = 0  # of the body being built: where `Return` goes
+        self.proc = None  # the body being built
 
     def build(self, proc: Proc):
         """Fill in the instructions and spans of `proc` from its records."""
         records = proc.ir
         self.size = len(records)
+        self.proc = proc
         # Expressions are compiled in the order the statements wrote them, because the first call
         # of a `def` decides whether it is compiled in place while the inlining allowance lasts:
         # a `pick` writes its collection and cost before its budget, so its head is built first.
@@ -358,6 +360,95 @@ class Backend:
             who = by(rt, env) if by else fr.active
             return rt.ask(who, prompt, labels, ir.BindDecision(var, values, elem))
         return choose
+
+    def b_TogetherInit(self, r):
+        players = self.c.expr(r.players)
+        store = r.store
+
+        def init(rt, fr):
+            listed = []
+            for p in players(rt, fr.env):
+                if p is not None and p not in listed:
+                    listed.append(p)
+            fr.env[store] = {"players": listed, "asking": None, "done": [], "next": None}
+        return init
+
+    def b_AskTogether(self, r):
+        store, var, elem, prompt = r.store, r.var, r.elem, r.prompt
+        menu = r.source is None
+        if menu:
+            conds = [(name, self.expr(cond), target) for name, cond, target in zip(r.labels, r.conds, r.targets)]
+        else:
+            items = self.c.items_function(r.source)
+            item = r.item
+            parts = [(self.c.expr(e), t) for e, t in r.label]
+        at = self.proc.ir.index(r)
+        everyone_sees = (lambda st: (1 << st.player_count) - 1)
+
+        def offered(rt, fr, p):
+            """The labels and values `p` may choose among (values: a menu's option starts)."""
+            env = fr.env
+            env[var] = p
+            if menu:
+                labels, pcs = [], []
+                for name, cond, target in conds:
+                    if cond is None or cond(rt, env):
+                        labels.append(name)
+                        pcs.append(target)
+                return labels, pcs
+            values = items(rt, env)
+            if not values:
+                return [], []
+            if parts:
+                return rt.labelled(values, item, parts, env)
+            return rt.options_for(values, elem)
+        self.proc.together[store] = offered
+
+        def ask(rt, fr):
+            t = fr.env[store]
+            p = t["asking"]
+            if p is not None:
+                labels, values = offered(rt, fr, p)
+                return rt.ask(p, prompt, labels, ir.CommitDecision(store, p, values, elem, menu, at))
+            chosen = {q for q, _, _ in t["done"]}
+            for q in t["players"]:
+                if q in chosen:
+                    continue
+                labels, values = offered(rt, fr, q)
+                if labels:
+                    t["asking"] = q
+                    return rt.ask(q, prompt, labels, ir.CommitDecision(store, q, values, elem, menu, at))
+            # Everyone has chosen: the choices are shown to all, in the players' order.
+            order = {q: i for i, q in enumerate(t["players"])}
+            done = sorted(t["done"], key=lambda e: order[e[0]])
+            if done:
+                rt.emit("together", {"prompt": prompt, "choices": {f"P{q + 1}": label for q, _, label in done}})
+                if elem and elem[0] == "card":
+                    st = rt.st
+                    for _, card, _ in done:
+                        st.revealed[card] = everyone_sees(st)
+            t["done"] = []
+            t["next"] = [[q, v] for q, v, _ in done]
+            return None
+        return ask
+
+    def b_TogetherNext(self, r):
+        store, var, item, end = r.store, r.var, r.item, r.end
+
+        def take(rt, fr):
+            env = fr.env
+            left = env[store]["next"]
+            if not left:
+                del env[store]
+                fr.pc = end
+                return
+            p, value = left.pop(0)
+            env[var] = p
+            if item is None:
+                fr.pc = value
+            else:
+                env[item] = value
+        return take
 
     def b_PickInit(self, r):
         budget = self.c.expr(r.budget)

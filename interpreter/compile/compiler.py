@@ -19,7 +19,7 @@ class Proc:
     """A compiled body: its instruction records, the instructions built from them, the span of
     each, and its parameter list."""
 
-    __slots__ = ("name", "code", "spans", "params", "requires", "kind", "ir", "acting")
+    __slots__ = ("name", "code", "spans", "params", "requires", "kind", "ir", "acting", "together")
 
     def __init__(self, name, kind):
         self.name = name
@@ -30,6 +30,9 @@ class Proc:
         self.params: tuple = ()
         self.requires = None
         self.acting = True  # an action's or routine's first parameter is its acting player
+        # Per `together` temporary: offered(rt, frame, player) -> (labels, values), what the player
+        # may choose (a view's dealing fills in the choices it hides with it, view.py).
+        self.together: dict = {}
 
 
 class Compiler:
@@ -223,6 +226,31 @@ class Compiler:
         ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span, label, s.prompt))
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
+
+    def s_Together(self, proc, s):
+        store = self.tmp("together")
+        choice = s.body[0]
+        self.emit(proc, ir.TogetherInit(store, s.players, s.span))
+        if isinstance(choice, A.ChooseItem):
+            label = tuple((e, self.t(e)) for e in choice.label)
+            ask = self.emit(proc, ir.AskTogether(store, s.var, choice.var, choice.coll, self.elem_type(choice.coll),
+                                                 (), (), (), label, choice.prompt or f"choose {choice.var}",
+                                                 choice.span))
+            head = self.emit(proc, ir.TogetherNext(store, s.var, choice.var, -1, s.span))
+            self.body(proc, choice.body)
+            self.emit(proc, ir.Jump(head, s.span))
+        else:
+            ask = self.emit(proc, ir.AskTogether(store, s.var, None, None, (), tuple(o.name for o in choice.options),
+                                                 tuple(o.cond for o in choice.options), (), (),
+                                                 choice.prompt or "choose", choice.span))
+            head = self.emit(proc, ir.TogetherNext(store, s.var, None, -1, s.span))
+            targets = []
+            for opt in choice.options:
+                targets.append(len(proc.ir))
+                self.body(proc, opt.body)
+                self.emit(proc, ir.Jump(head, opt.span))
+            self.patch(proc, ask, targets=tuple(targets))
+        self.patch(proc, head, end=len(proc.ir))
 
     def s_Pick(self, proc, s):
         left, count = self.tmp("left"), self.tmp("picked")

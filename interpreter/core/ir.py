@@ -220,6 +220,71 @@ class AskItem:
 
 
 @record
+class TogetherInit:
+    """Start a `together` statement: store in the temporary `store` the players of `players` (each
+    once, in the list's order; none left out) and an empty record of their choices (see
+    `AskTogether`)."""
+
+    op: ClassVar[str] = "together_init"
+    store: str
+    players: object
+    span: A.Span
+
+    def __str__(self):
+        return f"together_init {self.store} = {show(self.players)}"
+
+
+@record
+class AskTogether:
+    """Ask the next player of `store` who has not chosen (`var` bound to them) the choice of a
+    `together`: one of `source` (elements of static type `elem`), or with no source a menu of
+    `labels` whose `conds` hold, going on at `targets`. A player with nothing to choose is passed
+    over. The answer is kept in `store`, unseen by the others, and this record runs again; once
+    every player has chosen, the choices are revealed and the run goes on. (`how.kind` "commit".)
+
+    `store` holds {"players", "asking": the player asked or None, "done": [player, value, label]
+    in the order they chose, "next": None, then the [player, value] pairs still to run, in the
+    players' order}."""
+
+    op: ClassVar[str] = "ask_together"
+    how: ClassVar[str] = "commit"
+    store: str
+    var: str
+    item: str | None
+    source: object
+    elem: tuple
+    labels: tuple
+    conds: tuple
+    targets: tuple
+    label: tuple
+    prompt: str
+    span: A.Span
+
+    def __str__(self):
+        if self.source is None:
+            opts = ", ".join(f"{n}{' if ' + show(c) if c is not None else ''} -> {t}"
+                             for n, c, t in zip(self.labels, self.conds, self.targets))
+            return f"ask_together {self.var} of {self.store} {self.prompt!r} [{opts}]"
+        return f"ask_together {self.var} of {self.store} {self.prompt!r} {self.item} in {show(self.source)}"
+
+
+@record
+class TogetherNext:
+    """Take the next revealed choice of `store`: bind `var` to its player and `item` to the value
+    chosen, or (a menu) go on at the chosen option; with none left, drop `store` and go on at `end`."""
+
+    op: ClassVar[str] = "together_next"
+    store: str
+    var: str
+    item: str | None
+    end: int
+    span: A.Span
+
+    def __str__(self):
+        return f"together_next {self.var}, {self.item or '-'} of {self.store} else {self.end}"
+
+
+@record
 class PickInit:
     """Store the budget of a `pick` in the temporary `left` and 0 in the counter `count`."""
 
@@ -298,7 +363,7 @@ class AskAction:
 
 
 RECORDS = (Jump, Branch, Return, Let, LoopInit, LoopNext, Call, Log,
-           AskOption, AskItem, PickInit, AskPick, ActionsInit, AskAction)
+           AskOption, AskItem, PickInit, AskPick, ActionsInit, AskAction, TogetherInit, AskTogether, TogetherNext)
 
 
 def dump(records, spans: bool = False) -> str:
@@ -367,7 +432,22 @@ class ActDecision:
     used: str
 
 
-DECISIONS = {cls.kind: cls for cls in (JumpDecision, BindDecision, PickDecision, ActDecision)}
+@decision
+class CommitDecision:
+    """One player's choice in a `together` (`AskTogether`): option i is kept in the temporary
+    `store` as `values[i]` (a value of static type `elem`, or with `menu` the instruction the option
+    goes on at), unseen by the others, and the body goes back to instruction `at` to ask the next."""
+
+    kind: ClassVar[str] = "commit"
+    store: str
+    player: int
+    values: list
+    elem: tuple
+    menu: bool
+    at: int
+
+
+DECISIONS = {cls.kind: cls for cls in (JumpDecision, BindDecision, PickDecision, ActDecision, CommitDecision)}
 _DECISION_FIELDS = {cls: tuple(f.name for f in attrs.fields(cls)) for cls in DECISIONS.values()}
 
 

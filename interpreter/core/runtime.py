@@ -123,13 +123,15 @@ class Run(ZoneServices, BoardServices):
                                      "one game: it does not progress", "raise `decision_limit` in the game block",
                                      kind=LimitError)
         label = d["options"][choice]
+        how = d["how"]  # a decision record (ir.py)
         if self.sink is not None:
             from .view import choice_is_public  # view.py builds on this module; only a traced run asks
             public = choice_is_public(self.prog, st, d)
-            self.emit("choice", {"prompt": d["prompt"], "choice": label, "options": d["options"], "public": public},
-                      d["player"])
+            data = {"prompt": d["prompt"], "choice": label, "options": d["options"], "public": public}
+            if how.kind == "commit":
+                data["together"] = True  # kept from the others until everyone has chosen
+            self.emit("choice", data, d["player"])
         fr = st.stack[-1]
-        how = d["how"]  # a decision record (ir.py)
         kind = how.kind
         if kind == "jump":
             fr.pc = how.pcs[choice]
@@ -145,6 +147,11 @@ class Run(ZoneServices, BoardServices):
                 fr.env[how.var] = value
                 fr.env[how.left] -= how.costs[choice]
                 fr.env[how.count] += 1
+        elif kind == "commit":
+            t = fr.env[how.store]
+            t["done"].append([how.player, how.values[choice], label])
+            t["asking"] = None
+            fr.pc = how.at
         elif kind == "act":
             env = fr.env
             env[how.left] -= 1

@@ -116,6 +116,11 @@ def _card_locals(prog) -> dict:
             elif op in ("ask_item", "ask_pick"):
                 if r.elem and r.elem[0] == "card":
                     out[r.var] = "card"
+            elif op == "ask_together":
+                cards = bool(r.elem) and r.elem[0] == "card"
+                out[r.store] = "together cards" if cards else "together"
+                if cards:
+                    out[r.item] = "card"
             elif op == "call" and r.service == "draw" and r.into:
                 out[r.into] = "card"
             elif op == "loop_init" and r.over == "each":
@@ -140,12 +145,50 @@ def _card_locals(prog) -> dict:
     return table
 
 
-def _map_value(value, shape, handle):
+def _map_value(value, shape, handle, player=None):
     if value is None:
         return None
+    if shape.startswith("together"):
+        return _together_seen(value, player, handle if shape == "together cards" else None)
     if shape == "card":
         return handle[value]
     return [handle[c] for c in value]
+
+
+def _together_seen(t: dict, player: int, handle) -> dict:
+    """The record of a `together` (ir.AskTogether) as `player` knows it: who has chosen, what they
+    chose themselves; the others' choices are unknown (value and label none) until all are revealed.
+    Cards are written as handles (`handle`; None: the values are not cards)."""
+    def shown(v):
+        return handle[v] if handle is not None and v is not None else v
+    done = [[q, shown(v), label] if q == player else [q, None, None] for q, v, label in t["done"]]
+    left = None if t["next"] is None else [[q, shown(v)] for q, v in t["next"]]
+    return dict(t, done=done, next=left)
+
+
+def _fill_together(prog, st: GameState, rng) -> bool:
+    """In a game dealt from a view, give each choice of a `together` the view does not know (see
+    `_together_seen`) a value: one of the options its player has in this deal, uniformly at random
+    from `rng`. False when a player has no option in this deal (the deal cannot be the game)."""
+    run = None
+    for fr in st.stack:
+        offered = prog.procs[fr.proc].together
+        for store, ask in offered.items():
+            t = fr.env.get(store)
+            if t is None or all(label is not None for _, _, label in t["done"]):
+                continue
+            run = run or Run(prog, st)
+            var = next(r.var for r in prog.procs[fr.proc].ir if r.op == "ask_together" and r.store == store)
+            asking = fr.env.get(var)
+            for entry in t["done"]:
+                if entry[2] is None:
+                    labels, values = ask(run, fr, entry[0])
+                    if not labels:
+                        return False
+                    i = rng.randrange(len(labels))
+                    entry[1], entry[2] = values[i], labels[i]
+            fr.env[var] = asking
+    return True
 
 
 def choice_is_public(prog, st, d) -> bool:
@@ -158,6 +201,8 @@ def choice_is_public(prog, st, d) -> bool:
     how, chooser = d["how"], d["player"]
     if how.kind == "act":
         return True
+    if how.kind == "commit":  # a `together` choice: shown to the others when all have chosen
+        return False
     others = [p for p in range(st.player_count) if p != chooser]
 
     def seen_by_all(card) -> bool:
@@ -275,7 +320,9 @@ def view(prog, st: GameState, player: int) -> View:
         env = {}
         holds_unseen = False
         for k, v in sorted(fr.env.items()):
-            if k in shapes:
+            if k in shapes and shapes[k].startswith("together"):
+                v = _map_value(v, shapes[k], handle, player)
+            elif k in shapes:
                 v = _map_value(v, shapes[k], handle)
                 held = [] if v is None else [v] if shapes[k] == "card" else v
                 holds_unseen = holds_unseen or any(defs[h] is None for h in held)
@@ -293,7 +340,7 @@ def view(prog, st: GameState, player: int) -> View:
         if d["player"] == player:
             pending_data["options"] = list(d["options"])
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
-        read_from_unseen = how["kind"] in ("bind", "pick", "jump") and (
+        read_from_unseen = how["kind"] in ("bind", "pick", "jump", "commit") and (
             holds_unseen or cards and any(x is not None and defs[x] is None for x in how["values"]))
         if d["player"] != player and read_from_unseen:
             # Another player's choice among cards some of which this player does not see, or among
@@ -342,6 +389,14 @@ def determinize(prog, v: View, rng) -> GameState:
                 defs[hole] = d
         for h, face in deal.backs:  # a card dealt to a face-down place shows that face
             defs[h] = faces[defs[h]][face]
+        if deal.together:
+            try:
+                if not _fill_together(prog, st, rng):
+                    continue
+            except InternalError:
+                raise
+            except GameError:
+                continue
         if not deal.ask_again:
             return st
         # The decision's instruction is the one before the top frame's next one: run it again on
@@ -368,7 +423,7 @@ class _Deal:
     missing (`None`), the holes and the unseen definitions of each kind, the face-down cards, and
     the decision to ask again, if any."""
 
-    __slots__ = ("prog", "template", "kinds", "backs", "ask_again", "steps")
+    __slots__ = ("prog", "template", "kinds", "backs", "ask_again", "steps", "together")
 
     def __init__(self, prog, v: View):
         sk = v.skeleton
@@ -437,6 +492,8 @@ class _Deal:
         st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
         p = sk["pending"]
         self.ask_again = p is not None and bool(p.get("ask_again"))
+        # Choices of a `together` this view does not know, to be given values in each deal.
+        self.together = any(prog.procs[fr.proc].together for fr in st.stack)
         self.steps = sk["steps"]
         if p is not None and not self.ask_again:
             st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),

@@ -58,7 +58,11 @@ def render(event: dict, full_state: bool = True) -> list[str]:
     if e == "choice":
         others = [o for o in d["options"] if o != d["choice"]]
         alt = f"  (of {len(d['options'])}: {', '.join(d['options'])})" if others else ""
-        return [f"  {who}{d['prompt']}: {d['choice']}{alt}"]
+        unseen = ", unseen by the others" if d.get("together") else ""
+        return [f"  {who}{d['prompt']}{unseen}: {d['choice']}{alt}"]
+    if e == "together":
+        chosen = ", ".join(f"{p} {label}" for p, label in d["choices"].items())
+        return [f"  together, {d['prompt']}: {chosen}"]
     if e == "move":
         under = "under " if d.get("bottom") else ""
         return [f"    {d['card']}: {d['from']} -> {under}{d['to']}"]

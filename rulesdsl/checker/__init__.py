@@ -59,6 +59,8 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.actions: dict = {}
         self.param_declared: dict = {}  # A.Param -> the type its `: TYPE` names (declarations.py)
         self._of_nobody: str | None = None  # the routine of nobody being checked (its choices need `by`)
+        self._together_choice = None  # the choice a `together` statement asks of each of its players
+        self._together_var: str | None = None  # inside a `together`'s body: its player (choices need `by`)
         self.params: dict = {}
         self.triggers: list = []
         self.game = None

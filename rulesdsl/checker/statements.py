@@ -142,6 +142,12 @@ class StatementChecks:
     def check_by(self, by, s):
         if by is not None:
             self.expect(by, (PLAYER,), "the player who chooses")
+        elif s is self._together_choice:
+            pass  # each player of the `together` list makes it
+        elif self._together_var is not None:
+            self.err(s, "a choice in the body of `together` names who makes it: the body runs once for each "
+                     "player, after every choice is revealed",
+                     f"add `by {self._together_var}` (or another player)")
         elif self._of_nobody is not None:
             self.err(s, f"`{self._of_nobody}` is a routine of nobody: a choice in it names who makes it",
                      "add `by PLAYER` (a parameter `p: player`, `player(1)`...), or give the routine its "
@@ -186,6 +192,18 @@ class StatementChecks:
             if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
                 self.err(e, f"a label shows values such as cards, numbers, names and texts, not {show(t)}")
         self.block(s.body)
+
+    def s_Together(self, s):
+        self.expect(s.players, (T_list(PLAYER),), "the players who choose together (a list of players)")
+        self.bind(s, s.var, PLAYER)
+        choice = s.body[0]
+        if choice.by is not None:
+            self.err(choice.by, f"a `together` choice is made by each player of its list, `{s.var}`: it takes no `by`",
+                     "leave `by` out")
+        saved = self._together_choice, self._together_var
+        self._together_choice, self._together_var = choice, s.var
+        self.stmt(choice)
+        self._together_choice, self._together_var = saved
 
     def s_Pick(self, s):
         self.check_by(s.by, s)
