@@ -292,6 +292,7 @@ class CounterDecl:
     high: Any
     span: Span
     card_kind: str | None = None  # declared in a kind: one value per card of that kind
+    visibility: str = "public"  # who sees its value: "public", "private" (its owner) or "hidden"
 
 
 @node

@@ -356,11 +356,21 @@ class _ToAst(Transformer):
     def copt_max(self, c):
         return ("high", c[0])
 
+    def copt_private(self, c):
+        return ("visibility", "private")
+
+    def copt_hidden(self, c):
+        return ("visibility", "hidden")
+
+    def copt_public(self, c):
+        return ("visibility", "public")
+
     @v_args(meta=True)
     def counter_decl(self, meta, c):
         opts = dict(c[3:])
         return A.CounterDecl(str(c[0]), bool(c[1]), c[2], opts.get("per_player", False),
-                             opts.get("low"), opts.get("high"), self.span(meta))
+                             opts.get("low"), opts.get("high"), self.span(meta),
+                             visibility=opts.get("visibility", "public"))
 
     @v_args(meta=True)
     def marker_decl(self, meta, c):

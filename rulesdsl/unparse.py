@@ -233,7 +233,7 @@ def item(d) -> list[str]:
         return [f"zone {d.name}: {d.shape} of {d.kind}{opts}"]
     if t is A.CounterDecl:
         opts = (" per player" if d.per_player else "") + (f" min {expr(d.low)}" if d.low is not None else "") + (
-            f" max {expr(d.high)}" if d.high is not None else "")
+            f" max {expr(d.high)}" if d.high is not None else "") + _VISIBILITY[d.visibility]
         return [f"counter {d.name}{'[]' if d.keyed else ''} = {expr(d.init)}{opts}"]
     if t is A.MarkerDecl:
         return [f"marker {d.name}"]

@@ -57,6 +57,10 @@ class Compiler:
     def t(self, e):
         return self.types.get(e, ANY)
 
+    def secret(self, s) -> bool:
+        """Whether choice `s` offers what a counter some player does not see allows."""
+        return s in self.m.decided.secret
+
     def elem_type(self, node):
         """The type of the elements of a collection, as the checker found it."""
         return self.m.decided.elems[node]
@@ -211,7 +215,8 @@ class Compiler:
     def s_ChooseOptions(self, proc, s):
         labels = tuple(opt.name for opt in s.options)
         conds = tuple(opt.cond for opt in s.options)
-        ask = self.emit(proc, ir.AskOption(s.prompt or "choose", s.by, labels, conds, (), -1, s.span))
+        ask = self.emit(proc, ir.AskOption(s.prompt or "choose", s.by, labels, conds, (), -1, s.span,
+                                           self.secret(s)))
         targets, ends = [], []
         for opt in s.options:
             targets.append(len(proc.ir))
@@ -223,7 +228,8 @@ class Compiler:
 
     def s_ChooseItem(self, proc, s):
         label = tuple((e, self.t(e)) for e in s.label)
-        ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span, label, s.prompt))
+        ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span, label, s.prompt,
+                                         self.secret(s)))
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
 
@@ -235,14 +241,14 @@ class Compiler:
             label = tuple((e, self.t(e)) for e in choice.label)
             ask = self.emit(proc, ir.AskTogether(store, s.var, choice.var, choice.coll, self.elem_type(choice.coll),
                                                  (), (), (), label, choice.prompt or f"choose {choice.var}",
-                                                 choice.span))
+                                                 choice.span, self.secret(choice)))
             head = self.emit(proc, ir.TogetherNext(store, s.var, choice.var, -1, s.span))
             self.body(proc, choice.body)
             self.emit(proc, ir.Jump(head, s.span))
         else:
             ask = self.emit(proc, ir.AskTogether(store, s.var, None, None, (), tuple(o.name for o in choice.options),
                                                  tuple(o.cond for o in choice.options), (), (),
-                                                 choice.prompt or "choose", choice.span))
+                                                 choice.prompt or "choose", choice.span, self.secret(choice)))
             head = self.emit(proc, ir.TogetherNext(store, s.var, None, -1, s.span))
             targets = []
             for opt in choice.options:
@@ -256,7 +262,7 @@ class Compiler:
         left, count = self.tmp("left"), self.tmp("picked")
         self.emit(proc, ir.PickInit(left, count, s.budget, s.span))
         head = self.emit(proc, ir.AskPick(s.var, s.coll, self.elem_type(s.coll), s.cost, s.by, s.optional,
-                                          left, count, -1, s.span, s.prompt))
+                                          left, count, -1, s.span, s.prompt, self.secret(s)))
         self.patch(proc, head, end=self.close_loop(proc, head, s.span, lambda: self.body(proc, s.body)))
 
     def s_Do(self, proc, s):
@@ -275,7 +281,7 @@ class Compiler:
         left, used = self.tmp("actions"), self.tmp("used")
         self.emit(proc, ir.ActionsInit(left, used, s.count, s.span))
         self.emit(proc, ir.AskAction(s.player, tuple(s.names), s.unless, s.most, left, used,
-                                     len(proc.ir) + 1, s.span, A.element_site(s)[1]))
+                                     len(proc.ir) + 1, s.span, A.element_site(s)[1], self.secret(s)))
 
     def s_Advance(self, proc, s):
         jumped = self.tmp("jumped")

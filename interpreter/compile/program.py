@@ -112,6 +112,8 @@ class Program:
         # Counters neither keyed nor a card's: one number, or one per player (what a sight shows).
         self.plain_counters = frozenset(c.name for c in model.counters.values()
                                         if c.card_kind is None and not c.keyed)
+        # Counters not every player sees: name -> "private" (its owner only) or "hidden" (nobody).
+        self.secret_counters = {c.name: c.visibility for c in model.counters.values() if c.visibility != "public"}
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         instructions = Compiler(model, comp).compile_all(Backend(comp))

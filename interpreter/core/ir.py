@@ -192,6 +192,7 @@ class AskOption:
     targets: tuple
     end: int
     span: A.Span
+    secret: bool = False  # offered by what a counter some player does not see allows
 
     def __str__(self):
         opts = ", ".join(f"{n}{' if ' + show(c) if c is not None else ''} -> {t}"
@@ -214,6 +215,7 @@ class AskItem:
     span: A.Span
     label: tuple = ()  # (expression, static type) pairs: how each element is shown, if given
     prompt: str | None = None  # the question, if the rules give one
+    secret: bool = False  # offered by what a counter some player does not see allows
 
     def __str__(self):
         return f"ask_item {self.var} in {show(self.source)} by={show(self.by)} else {self.end}"
@@ -259,6 +261,7 @@ class AskTogether:
     label: tuple
     prompt: str
     span: A.Span
+    secret: bool = False  # offered by what a counter some player does not see allows
 
     def __str__(self):
         if self.source is None:
@@ -317,6 +320,7 @@ class AskPick:
     end: int
     span: A.Span
     prompt: str | None = None  # the question, if the rules give one
+    secret: bool = False  # offered by what a counter some player does not see allows
 
     def __str__(self):
         return (f"ask_pick {self.var} in {show(self.source)} cost={show(self.cost)} by={show(self.by)}"
@@ -355,6 +359,7 @@ class AskAction:
     end: int
     span: A.Span
     elem: str = "it"
+    secret: bool = False  # offered by what a counter some player does not see allows
 
     def __str__(self):
         named = "" if self.elem == "it" else f"{self.elem}: "

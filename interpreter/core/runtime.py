@@ -125,9 +125,11 @@ class Run(ZoneServices, BoardServices):
         label = d["options"][choice]
         how = d["how"]  # a decision record (ir.py)
         if self.sink is not None:
-            from .view import choice_is_public  # view.py builds on this module; only a traced run asks
+            from .view import choice_is_public, offer_is_secret  # view.py builds on this module; only a traced run asks
             public = choice_is_public(self.prog, st, d)
             data = {"prompt": d["prompt"], "choice": label, "options": d["options"], "public": public}
+            if offer_is_secret(self.prog, st, d):
+                data["options_public"] = False  # offered by an amount some player does not see
             if how.kind == "commit":
                 data["together"] = True  # kept from the others until everyone has chosen
             self.emit("choice", data, d["player"])

@@ -166,6 +166,41 @@ def _together_seen(t: dict, player: int, handle) -> dict:
     return dict(t, done=done, next=left)
 
 
+def secret_counters_seen(prog, counters: dict, player: int | None, unknown=None) -> dict:
+    """`counters` as `player` knows them: a `private` counter's values of the other players and a
+    `hidden` counter's values are `unknown` (`player` None: no player's own values either)."""
+    counters = dict(counters)
+    for name, vis in prog.secret_counters.items():
+        if name not in counters:
+            continue
+        value = counters[name]
+        if vis == "hidden" or type(value) is not list:
+            counters[name] = unknown
+        else:
+            counters[name] = [v if i == player else unknown for i, v in enumerate(value)]
+    return counters
+
+
+def _guess_secret_counters(prog, st: GameState, player: int) -> None:
+    """In a game dealt from `player`'s view, give the counter values the view does not know a
+    value: the other players' `private` values are taken to be `player`'s own (a symmetric guess),
+    a `hidden` counter is at its initial value."""
+    run = None
+    for name, vis in prog.secret_counters.items():
+        value = st.counters[name]
+        decl = prog.model.counters[name]
+        if vis == "private":
+            own = value[player]
+            st.counters[name] = [copy_value(own) if v is None else v for v in value]
+            continue
+        run = run or Run(prog, st)
+        if decl.keyed:
+            st.counters[name] = [dict() for _ in range(st.player_count)] if decl.per_player else {}
+        else:
+            init = prog.init_exprs[name](run, {})
+            st.counters[name] = [init] * st.player_count if decl.per_player else init
+
+
 def _fill_together(prog, st: GameState, rng) -> bool:
     """In a game dealt from a view, give each choice of a `together` the view does not know (see
     `_together_seen`) a value: one of the options its player has in this deal, uniformly at random
@@ -189,6 +224,18 @@ def _fill_together(prog, st: GameState, rng) -> bool:
                     entry[1], entry[2] = values[i], labels[i]
             fr.env[var] = asking
     return True
+
+
+def offer_is_secret(prog, st, d=None) -> bool:
+    """Whether the pending decision (or `d`, being answered) offers what a counter some player does not see allows (a bid up
+    to one's hidden money): the others may not know the options, even how many there are."""
+    d = d or st.pending
+    if not prog.secret_counters or d is None or not st.stack:
+        return False
+    fr = st.stack[-1]
+    records = prog.procs[fr.proc].ir
+    at = fr.pc if d["how"].kind == "act" else fr.pc - 1
+    return 0 <= at < len(records) and getattr(records[at], "secret", False)
 
 
 def choice_is_public(prog, st, d) -> bool:
@@ -312,6 +359,8 @@ def view(prog, st: GameState, player: int) -> View:
         counters = dict(counters)
         for name in prog.card_counters:
             counters[name] = {str(handle[int(k)]): v for k, v in counters[name].items()}
+    if prog.secret_counters:
+        counters = secret_counters_seen(prog, counters, player)
     locals_ = _card_locals(prog)
     stack = []
     holds_unseen = False  # whether the running body on top holds a card this player does not see
@@ -342,7 +391,7 @@ def view(prog, st: GameState, player: int) -> View:
         pending = {"player": d["player"], "prompt": d["prompt"], "options": list(d["options"]), "how": how}
         read_from_unseen = how["kind"] in ("bind", "pick", "jump", "commit") and (
             holds_unseen or cards and any(x is not None and defs[x] is None for x in how["values"]))
-        if d["player"] != player and read_from_unseen:
+        if d["player"] != player and (read_from_unseen or offer_is_secret(prog, st)):
             # Another player's choice among cards some of which this player does not see, or among
             # values or options the body asking it may read from such a card (the halves of a card
             # in their hand; an action menu is not asked again): its labels, their order and even their number (equal cards are offered once)
@@ -498,6 +547,8 @@ class _Deal:
         if p is not None and not self.ask_again:
             st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
                           "how": decision_from_json(p["how"])}
+        if prog.secret_counters:
+            _guess_secret_counters(prog, st, v.player)
         self.prog = prog
         self.template = st
 
@@ -590,5 +641,8 @@ def sight(prog, st: GameState, player: int) -> Sight:
                                                      [-1 if d is None else d for d in p[3]])))
     plain = prog.plain_counters
     counters = {name: value for name, value in st.counters.items() if name in plain}
+    if prog.secret_counters:  # what the player does not see is not counted
+        counters = {name: value for name, value in secret_counters_seen(prog, counters, player).items()
+                    if name in plain}
     return Sight(player, st.round, st.phase_index, st.result is not None, places, counters,
                  dict(st.markers), {name: dict(pieces) for name, pieces in st.tracks.items()}, filled)

@@ -99,6 +99,12 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
         data = dict(data, card="?", now=hidden)
     elif kind == "choice" and event["player"] != f"P{player + 1}" and not data.get("public", not private):
         data = dict(data, choice="?", options=["?"] * len(data["options"]))
+    elif kind == "choice" and event["player"] != f"P{player + 1}" and data.get("options_public") is False:
+        data = dict(data, options=["?"])  # offered from an amount this player does not see: not even how many
+    elif kind == "counter" and prog.secret_counters:
+        vis = prog.secret_counters.get(str(data["name"]).split("[", 1)[0])
+        if vis == "hidden" or vis == "private" and event["player"] != f"P{player + 1}":
+            data = dict(data, value="?", was="?")
     elif kind == "state":
         zones = {}
         for key, cards in data["zones"].items():
@@ -110,6 +116,9 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
             grids[key] = {c: n if shown else "?" for c, n in cells.items()}
         data = dict(data, zones=zones, grids=grids)
         data.pop("rng", None)
+        if prog.secret_counters:
+            from .view import secret_counters_seen  # view.py builds on this module
+            data["counters"] = secret_counters_seen(prog, data["counters"], player, "?")
     if prog.slot_meta or prog.card_counters:
         data = _without_card_numbers(data)
     return dict(event, data=data)

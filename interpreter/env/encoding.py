@@ -156,9 +156,10 @@ class ObservationEncoder:
         counters = data["counters"]
         for (name, r), at in self._counters.items():
             value = counters[name]
-            if r is not None:
+            if r is not None and value is not None:
                 value = value[(me + r) % n]
-            out[at] = max(-LIMIT, min(LIMIT, value))
+            if value is not None:  # a value the player does not see (a private or hidden counter) reads 0
+                out[at] = max(-LIMIT, min(LIMIT, value))
         for name, at in self._markers.items():
             holder = data["markers"][name]
             out[at + (0 if holder is None else 1 + rel(holder))] = 1

@@ -58,6 +58,8 @@ def render(event: dict, full_state: bool = True) -> list[str]:
     if e == "choice":
         others = [o for o in d["options"] if o != d["choice"]]
         alt = f"  (of {len(d['options'])}: {', '.join(d['options'])})" if others else ""
+        if d["options"] == ["?"] and d["choice"] != "?":
+            alt = "  (the options are not seen)"  # offered by an amount this player does not see
         unseen = ", unseen by the others" if d.get("together") else ""
         return [f"  {who}{d['prompt']}{unseen}: {d['choice']}{alt}"]
     if e == "together":

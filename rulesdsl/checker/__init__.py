@@ -59,6 +59,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.actions: dict = {}
         self.param_declared: dict = {}  # A.Param -> the type its `: TYPE` names (declarations.py)
         self._of_nobody: str | None = None  # the routine of nobody being checked (its choices need `by`)
+        self._menus: list = []  # the `actions` statements, whose menus may depend on hidden amounts
         self._together_choice = None  # the choice a `together` statement asks of each of its players
         self._together_var: str | None = None  # inside a `together`'s body: its player (choices need `by`)
         self.params: dict = {}
@@ -96,6 +97,10 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
     def run(self) -> Model:
         self.collect()
         self.check_bodies()
+        for s in self._menus:  # an action menu offers what the actions' requirements allow
+            if any(self.hidden_amount(self.actions[n].requires) for n in s.names
+                   if n in self.actions and self.actions[n].requires is not None):
+                self.decided.secret.add(s)
         if self.errors:
             raise CheckError(self.errors + self.warnings)
         return Model(self.p, self.game, self.params, self.kinds, self.zones, self.counters,

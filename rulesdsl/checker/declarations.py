@@ -122,6 +122,9 @@ class DeclarationChecks:
             if zone.limit is not None:
                 self.expect(zone.limit, (INT,), "a zone limit")
         for c in self.counters.values():
+            if c.visibility == "private" and not c.per_player and c.card_kind is None:
+                self.err(c, f"counter `{c.name}` is `private` but has no owner",
+                         "a private counter is seen by its owner only: add `per player`, or make it `hidden`")
             self.expect(c.init, (INT,), "a counter's initial value")
             for bound in (c.low, c.high):
                 if bound is not None:

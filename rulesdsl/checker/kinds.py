@@ -23,6 +23,9 @@ class KindChecks:
             if c.keyed or c.per_player:
                 self.err(c, f"counter `{c.name}` of kind {kind.name} belongs to each card: it cannot be "
                             f"{'keyed' if c.keyed else 'per player'}")
+            if c.visibility != "public":
+                self.err(c, f"counter `{c.name}` of kind {kind.name} is seen as its card is: it cannot be "
+                            f"`{c.visibility}`", "declare it outside the kind, per player, to keep it from others")
             if c.name in fields or c.name == "name":
                 self.err(c, f"kind {kind.name} has a field `{c.name}` already", "rename the counter")
             elif c.name in self.decls:

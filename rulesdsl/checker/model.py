@@ -33,6 +33,9 @@ class Decided:
     reads: dict = attrs.Factory(dict)
     elems: dict = attrs.Factory(dict)
     numbers: set = attrs.Factory(set)
+    # Choices (statement nodes: `choose`, `pick`, `actions`) whose options are read from a counter
+    # some player does not see: the others may learn the answer, not what was offered.
+    secret: set = attrs.Factory(set)
 
 
 @attrs.frozen

@@ -1,6 +1,8 @@
 """The checker's rules for statements (`s_NODE`), dispatched on the node's class."""
 from __future__ import annotations
 
+import attrs
+
 from .. import ast as A
 from ..errors import suggest
 from .expressions import _callee
@@ -9,6 +11,50 @@ from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, T_list, _
 
 class StatementChecks:
     """The type rule of each statement (`s_NODE`) and what statements share."""
+
+    # -- hidden amounts
+    def hidden_amount(self, e) -> str | None:
+        """The counter some player does not see (`private`, `hidden`) that expression `e` reads,
+        directly or through a `def`, else None. Call it once `e` is checked."""
+        secret = {name for name, c in self.counters.items() if c.visibility != "public"}
+        if not secret or e is None:
+            return None
+        seen, todo = set(), [e]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, A.Attr):
+                r = self.decided.reads.get(n)
+                if r is not None and r.what == "player_counter" and n.name in secret:
+                    return n.name
+            elif isinstance(n, (A.Name, A.Call)):
+                b = self.res.bindings.get(n)
+                if b is not None and b.kind == "counter" and b.name in secret:
+                    return b.name
+                if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
+                    seen.add(id(b.decl))
+                    todo.append(b.decl.body)
+            for f in attrs.fields(type(n)) if attrs.has(type(n)) else ():
+                v = getattr(n, f.name)
+                if isinstance(v, tuple):
+                    todo.extend(x for x in v if attrs.has(type(x)) and not isinstance(x, A.Span))
+                elif attrs.has(type(v)) and not isinstance(v, A.Span):
+                    todo.append(v)
+        return None
+
+    def not_kept(self, e, what: str):
+        """An error when `e`, which the rule keeps in a name (`what`), reads a hidden amount: every
+        player's view holds the names of the running rules."""
+        name = self.hidden_amount(e)
+        if name is not None:
+            vis = self.counters[name].visibility
+            self.err(e, f"{what} would keep the amount of `{name}` ({vis}) in a name, which the other "
+                        "players' views hold", f"read `{name}` where it is needed: in a condition, a choice's "
+                        "options or a `set`")
+
+    def secret_offer(self, s, *exprs):
+        """Mark choice `s` as offering what a hidden amount allows when one of `exprs` reads one."""
+        if any(self.hidden_amount(e) for e in exprs):
+            self.decided.secret.add(s)
 
     # -- statements
     def block(self, stmts):
@@ -23,6 +69,7 @@ class StatementChecks:
         t = self.expr(s.value)
         if t == KEYED:
             self.err(s.value, "a keyed counter is read one key at a time", "write `name[key]`")
+        self.not_kept(s.value, "this `let`")
         # A body shares one set of names: a `let` of a name bound in an enclosing block updates it
         # (the resolver gives both the same variable).
         self.bind(s, s.name, t)
@@ -99,6 +146,7 @@ class StatementChecks:
 
     def s_For(self, s):
         self.bind(s, s.var, self.elem_type(s.iter))
+        self.not_kept(s.iter, "this loop")
         self._loop(s.body)
 
     def _loop(self, body):
@@ -108,6 +156,7 @@ class StatementChecks:
 
     def s_Repeat(self, s):
         self.expect(s.count, (INT,), "a repeat count")
+        self.not_kept(s.count, "this `repeat`")
         self._loop(s.body)
 
     def s_While(self, s):
@@ -138,6 +187,7 @@ class StatementChecks:
             self.block(opt.body)
         if not offered:
             self.err(s, "this choice can never be offered: no option's condition can hold")
+        self.secret_offer(s, *(opt.cond for opt in s.options))
 
     def check_by(self, by, s):
         if by is not None:
@@ -191,6 +241,7 @@ class StatementChecks:
             t = self.expr(e)
             if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
                 self.err(e, f"a label shows values such as cards, numbers, names and texts, not {show(t)}")
+        self.secret_offer(s, s.coll, *s.label)
         self.block(s.body)
 
     def s_Together(self, s):
@@ -213,6 +264,8 @@ class StatementChecks:
         self.bind(s, s.var, self.elem_type(s.coll))
         self.expect(s.cost, (INT,), "a cost")
         self.expect(s.budget, (INT,), "a budget")
+        self.not_kept(s.budget, "this `pick`'s budget")
+        self.secret_offer(s, s.coll, s.cost)
         self._loop(s.body)
 
     def s_Step(self, s):
@@ -241,6 +294,8 @@ class StatementChecks:
                 self.err(call.func, f"`{act.name}` is a routine: run it with `do`, only actions are performed")
             self.used_actions.add(act.name)
             self.check_args(call, act.params)
+            for a in call.args:
+                self.not_kept(a, "this argument")
             if act.acting and call.args and not _compatible(self.types.get(call.args[0], ANY), PLAYER):
                 self.err(call.args[0], f"the first argument of `{act.name}` is the acting player, "
                                        f"not {show(self.types[call.args[0]])}")
@@ -267,6 +322,8 @@ class StatementChecks:
 
     def s_Actions(self, s):
         self.expect(s.count, (INT,), "a number of actions")
+        self.not_kept(s.count, "this `actions`")
+        self._menus.append(s)
         self.expect(s.player, (PLAYER,), "the acting player")
         for n in s.names:
             if n not in self.actions or self.actions[n].routine:
