@@ -126,6 +126,11 @@ class Engine:
         return self.program.fields
 
     @property
+    def zone_keys(self) -> dict:
+        """Per zone kept one per value (`per NAME`): the keys of its zones, in the values' order."""
+        return {name: tuple(keys.values()) for name, keys in self.program.zone_keys.items()}
+
+    @property
     def grids(self) -> dict:
         """Each grid's static facts (`GridMeta`: size, cells, adjacency, data), by name."""
         return self.program.grid_meta

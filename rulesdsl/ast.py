@@ -273,6 +273,8 @@ class ZoneDecl:
     per_player: bool
     limit: Any
     span: Span
+    by: str | None = None  # `per NAME`: one zone per value of the enum (or enum field) NAME
+    keys: tuple = ()       # those values, once the checker has found them
 
     @property
     def hidden(self) -> bool:
@@ -707,6 +709,17 @@ class Together:
     var: str
     players: Any
     body: tuple
+    span: Span
+    secret: bool = False  # `secretly`: the choices are not revealed when all have chosen
+
+
+@node
+class Pass:
+    """`pass hand to next|previous`: every player's zone `zone` goes, at once, to the next player
+    (`step` 1) or the previous one (`step` -1)."""
+
+    zone: str
+    step: int
     span: Span
 
 

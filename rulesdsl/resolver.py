@@ -478,6 +478,9 @@ class Resolver:
             self.expr(e, inner)
         self.block(s.body, inner)
 
+    def s_Pass(self, s, scope):
+        pass  # names a zone declaration, which the checker looks up
+
     def s_Together(self, s, scope):
         self.expr(s.players, scope)
         self.block(s.body, self._bind(_Scope(scope), s, s.var, "together"))

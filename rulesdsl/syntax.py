@@ -329,6 +329,9 @@ class _ToAst(Transformer):
     def zopt_private(self, c):
         return ("visibility", "private")
 
+    def zopt_per_key(self, c):
+        return ("by", str(c[0]))
+
     def zopt_public(self, c):
         return ("visibility", "public")
 
@@ -342,7 +345,7 @@ class _ToAst(Transformer):
     def zone_decl(self, meta, c):
         opts = dict(c[3:])
         return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("visibility", "public"),
-                          opts.get("per_player", False), opts.get("limit"), self.span(meta))
+                          opts.get("per_player", False), opts.get("limit"), self.span(meta), opts.get("by"))
 
     def counter_map(self, c):
         return True
@@ -734,8 +737,18 @@ class _ToAst(Transformer):
         return A.ChooseItem(str(c[0]), c[1], c[3], c[5], self.span(meta), tuple(c[4] or ()), prompt)
 
     @v_args(meta=True)
+    def pass_stmt(self, meta, c):
+        return A.Pass(str(c[0]), c[1], self.span(meta))
+
+    def pass_next(self, c):
+        return 1
+
+    def pass_previous(self, c):
+        return -1
+
+    @v_args(meta=True)
     def together_stmt(self, meta, c):
-        return A.Together(str(c[0]), c[1], (c[2],), self.span(meta))
+        return A.Together(str(c[0]), c[1], (c[3],), self.span(meta), c[2] is not None)
 
     def label_part(self, c):
         return tuple(c)

@@ -134,9 +134,11 @@ def stmt(s, indent: int) -> list[str]:
         label = (" label " + ", ".join(expr(e) for e in s.label)) if s.label else ""
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
+    if t is A.Pass:
+        return [f"{pad}pass {s.zone} to {'next' if s.step == 1 else 'previous'}"]
     if t is A.Together:
         inner = stmt(s.body[0], indent)
-        inner[0] = f"{pad}together {s.var} in {expr(s.players)} " + inner[0].lstrip()
+        inner[0] = f"{pad}together {s.var} in {expr(s.players)} {'secretly ' if s.secret else ''}" + inner[0].lstrip()
         return inner
     if t is A.Pick:
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
@@ -229,6 +231,7 @@ def item(d) -> list[str]:
         return [f"kind {d.name} {{", *lines, "}"]
     if t is A.ZoneDecl:
         opts = _VISIBILITY[d.visibility] + (" per player" if d.per_player else "") + (
+            f" per {d.by}" if d.by else "") + (
             f" limit {expr(d.limit)}" if d.limit is not None else "")
         return [f"zone {d.name}: {d.shape} of {d.kind}{opts}"]
     if t is A.CounterDecl:

@@ -77,7 +77,9 @@ class FeatureLayout:
         self._round = self._add("round")
         self._seat = self._add_many([f"own seat P{s + 1}" for s in range(players)])
         self._places: dict = {}
-        place_kinds = [(name, z.kind, z.per_player) for name, z in model.zones.items()]
+        place_kinds = [(name, z.kind, z.per_player) for name, z in model.zones.items() if not z.by]
+        place_kinds += [(key, z.kind, False) for z in model.zones.values() if z.by
+                        for key in engine.zone_keys[z.name]]
         place_kinds += [(name, g.kind, g.per_player) for name, g in model.grids.items()]
         for (name, kind, per_player) in sorted(place_kinds):
             for r in (range(players) if per_player else [None]):

@@ -212,6 +212,9 @@ class Backend:
             env[name] = rt.draw(src(rt, env), refill(rt, env) if refill else None, dest(rt, env))
         return draw
 
+    def call_pass_zone(self, r, zone, step):
+        return lambda rt, fr: rt.pass_zone(zone, step)
+
     def call_shuffle(self, r, zone):
         z = self.c.expr(zone)
         return lambda rt, fr: rt.shuffle(z(rt, fr.env))
@@ -363,14 +366,14 @@ class Backend:
 
     def b_TogetherInit(self, r):
         players = self.c.expr(r.players)
-        store = r.store
+        store, secret = r.store, r.secret
 
         def init(rt, fr):
             listed = []
             for p in players(rt, fr.env):
                 if p is not None and p not in listed:
                     listed.append(p)
-            fr.env[store] = {"players": listed, "asking": None, "done": [], "next": None}
+            fr.env[store] = {"players": listed, "asking": None, "done": [], "next": None, "secret": secret}
         return init
 
     def b_AskTogether(self, r):
@@ -422,8 +425,11 @@ class Backend:
             order = {q: i for i, q in enumerate(t["players"])}
             done = sorted(t["done"], key=lambda e: order[e[0]])
             if done:
-                rt.emit("together", {"prompt": prompt, "choices": {f"P{q + 1}": label for q, _, label in done}})
-                if elem and elem[0] == "card":
+                shown = {"prompt": prompt, "choices": {f"P{q + 1}": label for q, _, label in done}}
+                if t["secret"]:
+                    shown["secret"] = True  # each player's trace keeps only their own choice
+                rt.emit("together", shown)
+                if elem and elem[0] == "card" and not t["secret"]:
                     st = rt.st
                     for _, card, _ in done:
                         st.revealed[card] = everyone_sees(st)

@@ -233,10 +233,13 @@ class Compiler:
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
 
+    def s_Pass(self, proc, s):
+        self.emit(proc, ir.Call("pass_zone", (s.zone, s.step), None, s.span))
+
     def s_Together(self, proc, s):
         store = self.tmp("together")
         choice = s.body[0]
-        self.emit(proc, ir.TogetherInit(store, s.players, s.span))
+        self.emit(proc, ir.TogetherInit(store, s.players, s.span, s.secret))
         if isinstance(choice, A.ChooseItem):
             label = tuple((e, self.t(e)) for e in choice.label)
             ask = self.emit(proc, ir.AskTogether(store, s.var, choice.var, choice.coll, self.elem_type(choice.coll),

@@ -23,7 +23,7 @@ from .backend import Backend
 from .compiler import Compiler
 from .pysource import SourceCompiler
 from .params import resolve_params
-from ..core.place import player_key
+from ..core.place import keyed_key, player_key
 from ..core.primitives import RuleError
 
 @attrs.frozen
@@ -87,11 +87,13 @@ class Program:
         self.path = model.program.path
         self.params = resolve_params(model, params or {})
         self.player_keys = {}
+        # A zone kept per value: value -> the key of its zone (`piles[red]`).
+        self.zone_keys = {z.name: {v: keyed_key(z.name, v) for v in z.keys} for z in model.zones.values() if z.by}
         for name in list(model.zones) + list(model.grids):
             decl = model.zones.get(name) or model.grids.get(name)
             if decl.per_player:
                 self.player_keys[name] = [player_key(i, name) for i in range(model.game.max_players)]
-        comp = SourceCompiler(model, self.params, self.player_keys)
+        comp = SourceCompiler(model, self.params, self.player_keys, self.zone_keys)
         every = cards.defs + cards.face_defs  # a card's other faces are definitions too
         self.fields = [d.fields for d in every]
         self.names = [d.name for d in every]
@@ -264,7 +266,7 @@ class Program:
         `.expr(node)` gives a function to evaluate with `Engine.evaluate`. Definitions the
         expressions call are compiled again for their own argument types."""
         model = attrs.evolve(self.model, types=types, bindings=bindings, decided=decided)
-        return SourceCompiler(model, self.params, self.player_keys)
+        return SourceCompiler(model, self.params, self.player_keys, self.zone_keys)
 
     def _data(self, fields, comp, count):
         defaults = {}

@@ -62,6 +62,13 @@ def _keyed(rt, name, key):
     return rt.st.counters[name].get(str(key), rt.st.keyed_init[name])
 
 
+def _zone_of(keys, value, name, span):
+    key = keys.get(value)
+    if key is None:
+        raise RuleError(f"zone `{name}` has no zone {value!r}: its keys are {', '.join(keys)}", span)
+    return key
+
+
 def _nonzero(y, span):
     if y == 0:
         raise RuleError("division by zero", span)
@@ -171,11 +178,12 @@ class SourceCompiler:
     # Whether built-ins with a writer of their own are written inline (else every one is a call).
     INLINE = True
 
-    def __init__(self, model, params: dict, player_keys: dict | None = None):
+    def __init__(self, model, params: dict, player_keys: dict | None = None, zone_keys: dict | None = None):
         self.m = model
         self.types = model.types
         self.param_values = params
         self.player_keys = player_keys if player_keys is not None else {}  # zone or grid -> key per seat
+        self.zone_keys = zone_keys if zone_keys is not None else {}  # zone per value -> key per value
         self.funcs: dict = {}           # a called definition's name -> its function `(rt, args)`
         self._inline_depth = 0
         self._inlined_nodes = 0         # what expansion has copied so far: capped, then calls stay calls
@@ -411,6 +419,9 @@ class SourceCompiler:
         return f"rt.track_meta[{self.k(owner)}].space_data[{obj}][{self.k(n)}]"
 
     def s_Index(self, e):
+        if self.t(e.obj)[0] == "zones":
+            n = e.obj.id
+            return f"_zone_of({self.k(self.zone_keys[n])}, {self.src(e.index)}, {self.k(n)}, {self.k(e.span)})"
         if self.t(e.obj)[0] == "keyed":
             base = e.obj
             if isinstance(base, A.Name) and self.m.bindings[base].kind == "counter":

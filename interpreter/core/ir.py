@@ -38,6 +38,7 @@ SERVICES = {
     "put": ("track", "piece", "pos"),
     "place": ("card", "grid", "key", "cell"),   # grid: the static grid name; key: the grid's key
     "give": ("marker", "to"),
+    "pass_zone": ("zone", "step"),             # zone: a per-player zone's name; step 1 or -1
 }
 
 # What a `LoopInit` iterates over (`items` is an expression, or for the last two a temporary).
@@ -231,9 +232,10 @@ class TogetherInit:
     store: str
     players: object
     span: A.Span
+    secret: bool = False  # the choices are not revealed once all have chosen
 
     def __str__(self):
-        return f"together_init {self.store} = {show(self.players)}"
+        return f"together_init {self.store} = {show(self.players)}{' secretly' if self.secret else ''}"
 
 
 @record
@@ -246,7 +248,7 @@ class AskTogether:
 
     `store` holds {"players", "asking": the player asked or None, "done": [player, value, label]
     in the order they chose, "next": None, then the [player, value] pairs still to run, in the
-    players' order}."""
+    players' order, "secret": whether the choices stay unrevealed}."""
 
     op: ClassVar[str] = "ask_together"
     how: ClassVar[str] = "commit"

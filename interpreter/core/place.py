@@ -1,8 +1,9 @@
 """Where cards lie: a zone, a grid or a card's slot, as a `Place` read from its key.
 
 A game state, a trace and a saved game name each place by a key, a string whose format is part of
-those files: `market` (a shared zone or grid), `P2.hand` (player 2's zone or grid), `#17.above`
-(the slot `above` of card 17; in a view, of the card with handle 17). This module is the one
+those files: `market` (a shared zone or grid), `P2.hand` (player 2's zone or grid), `piles[red]`
+(the zone `red` of a zone declared one per value, `per NAME`), `#17.above` (the slot `above` of
+card 17; in a view, of the card with handle 17). This module is the one
 place that reads a key (`place`) and the one that writes it (`Place.key`, `player_key`,
 `slot_key`, and `unnumbered_slot_key` for a player's trace); everything else asks them instead of
 splitting strings.
@@ -18,18 +19,20 @@ import functools
 
 import attrs
 
-__all__ = ["Place", "place", "player_key", "slot_key", "unnumbered_slot_key"]
+__all__ = ["Place", "place", "player_key", "keyed_key", "slot_key", "unnumbered_slot_key"]
 
 
 @attrs.frozen(slots=True)
 class Place:
     """A place of cards: `name` is its declaration's name (a zone's, a grid's or a slot's); `owner`
     the seat (from 0) of the player it belongs to, or None; `host` the number of the card whose
-    slot it is, or None. A place has an owner or a host, never both."""
+    slot it is, or None; `part` the value naming it among the zones of a zone declared one per
+    value, or None. A place has at most one of owner, host and part."""
 
     name: str
     owner: int | None = None
     host: int | None = None
+    part: str | None = None
 
     @property
     def slot(self) -> bool:
@@ -43,12 +46,19 @@ class Place:
             return slot_key(self.host, self.name)
         if self.owner is not None:
             return player_key(self.owner, self.name)
+        if self.part is not None:
+            return keyed_key(self.name, self.part)
         return self.name
 
 
 def player_key(seat: int, name: str) -> str:
     """The key of player `seat`'s (from 0) zone or grid `name`: `P2.hand`."""
     return f"P{seat + 1}.{name}"
+
+
+def keyed_key(name: str, part) -> str:
+    """The key of the zone `part` of zone `name` declared one per value: `piles[red]`."""
+    return f"{name}[{part}]"
 
 
 def slot_key(host: int, name: str) -> str:
@@ -75,4 +85,7 @@ def place(key: str) -> Place:
                 return Place(key[dot + 1:], host=int(number))
             if lead == "P":
                 return Place(key[dot + 1:], owner=int(number) - 1)
+    bracket = key.find("[")
+    if bracket > 0 and key.endswith("]"):
+        return Place(key[:bracket], part=key[bracket + 1:-1])
     return Place(key)

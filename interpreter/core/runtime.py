@@ -81,7 +81,10 @@ class Run(ZoneServices, BoardServices):
         if self.prog.slot_meta:
             st.zones = Zones()
         for z in self.model.zones.values():
-            if z.per_player:
+            if z.by:
+                for key in self.prog.zone_keys[z.name].values():
+                    st.zones[key] = []
+            elif z.per_player:
                 for i in range(n):
                     st.zones[self.prog.player_keys[z.name][i]] = []
             else:

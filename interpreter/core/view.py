@@ -162,7 +162,8 @@ def _together_seen(t: dict, player: int, handle) -> dict:
     def shown(v):
         return handle[v] if handle is not None and v is not None else v
     done = [[q, shown(v), label] if q == player else [q, None, None] for q, v, label in t["done"]]
-    left = None if t["next"] is None else [[q, shown(v)] for q, v in t["next"]]
+    left = None if t["next"] is None else [[q, shown(v) if q == player or not t["secret"] else None]
+                                            for q, v in t["next"]]
     return dict(t, done=done, next=left)
 
 
@@ -210,7 +211,8 @@ def _fill_together(prog, st: GameState, rng) -> bool:
         offered = prog.procs[fr.proc].together
         for store, ask in offered.items():
             t = fr.env.get(store)
-            if t is None or all(label is not None for _, _, label in t["done"]):
+            if t is None or (all(label is not None for _, _, label in t["done"])
+                             and all(v is not None for _, v in t["next"] or ())):
                 continue
             run = run or Run(prog, st)
             var = next(r.var for r in prog.procs[fr.proc].ir if r.op == "ask_together" and r.store == store)
@@ -222,6 +224,12 @@ def _fill_together(prog, st: GameState, rng) -> bool:
                         return False
                     i = rng.randrange(len(labels))
                     entry[1], entry[2] = values[i], labels[i]
+            for entry in t["next"] or ():  # secret choices not yet run: what the player has now
+                if entry[1] is None:
+                    labels, values = ask(run, fr, entry[0])
+                    if not labels:
+                        return False
+                    entry[1] = values[rng.randrange(len(values))]
             fr.env[var] = asking
     return True
 
@@ -575,7 +583,8 @@ class PlayerSink:
 # ---- a quick sight ------------------------------------------------------------------------------
 class Sight:
     """What one player sees of a game's places, reduced to what an evaluation counts, without the
-    names, handles and running bodies a `View` carries: for every place, its declaration's name, the
+    names, handles and running bodies a `View` carries: for every place, its declaration's name (a
+    zone kept one per value: its key, `piles[red]`), the
     seat it belongs to (a card's slot: the seat of the place its card lies in, None when shared),
     "zone", "grid" or "slot", and per card the definition seen or None. With the game's public
     values: round, phase, the counters that are neither keyed nor a card's, markers, tracks, and
@@ -621,7 +630,8 @@ def sight(prog, st: GameState, player: int) -> Sight:
         if where.host is not None:
             slots.append((where, key, cards))
         else:
-            places.append((where.name, where.owner, "zone", seen(cards, _visibility(prog, key), key)))
+            name = where.name if where.part is None else key  # a zone kept per value: by its key
+            places.append((name, where.owner, "zone", seen(cards, _visibility(prog, key), key)))
     filled = {}
     for key, cells in st.grids.items():
         where = place(key)

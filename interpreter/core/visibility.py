@@ -101,6 +101,9 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
         data = dict(data, choice="?", options=["?"] * len(data["options"]))
     elif kind == "choice" and event["player"] != f"P{player + 1}" and data.get("options_public") is False:
         data = dict(data, options=["?"])  # offered from an amount this player does not see: not even how many
+    elif kind == "together" and data.get("secret"):
+        me = f"P{player + 1}"
+        data = dict(data, choices={p: label if p == me else "?" for p, label in data["choices"].items()})
     elif kind == "counter" and prog.secret_counters:
         vis = prog.secret_counters.get(str(data["name"]).split("[", 1)[0])
         if vis == "hidden" or vis == "private" and event["player"] != f"P{player + 1}":

@@ -299,6 +299,26 @@ class ZoneServices:
         if self.sink is not None:
             self.emit("shuffle", {"zone": key, "cards": len(lst)})
 
+    def pass_zone(self, name: str, step: int):
+        """Every player's zone `name` goes to the player `step` seats on (1: the next, -1: the
+        previous), all at once; the cards keep their order and forget what was revealed of them."""
+        st = self.st
+        n = st.player_count
+        keys = self.prog.player_keys[name][:n]
+        held = [st.zones[k] for k in keys]
+        charge(self, sum(len(h) for h in held), None, "passing {n} cards, a step each")
+        loc, revealed = st.loc, st.revealed
+        for i, key in enumerate(keys):
+            cards = held[(i - step) % n]
+            st.zones[key] = cards
+            for c in cards:
+                loc[c] = key
+                if revealed:
+                    revealed.pop(c, None)
+        if self.sink is not None:
+            self.emit("pass", {"zone": name, "to": "next" if step == 1 else "previous",
+                               "cards": {f"P{i + 1}": len(st.zones[k]) for i, k in enumerate(keys)}})
+
     def reveal(self, card, to):
         """Show a card to player `to` (None: every player); remembered until the card moves."""
         if card is None:

@@ -60,8 +60,9 @@ class ObservationEncoder:
         self._turn = self._block("game: pending decision's seat", players)
         self._over = self._block("game: over", 1)
         self._zones = {}
-        for name in sorted(model.zones):
-            z = model.zones[name]
+        keyed = {key: model.zones[name] for name, keys in engine.zone_keys.items() for key in keys}
+        for name in sorted([n for n in model.zones if not model.zones[n].by] + list(keyed)):
+            z = model.zones.get(name) or keyed[name]
             for r in range(players if z.per_player else 1):
                 who = f" (seat +{r})" if z.per_player else ""
                 self._zones[(name, r if z.per_player else None)] = self._block(
@@ -134,7 +135,7 @@ class ObservationEncoder:
         # The places come zones first, then grids, then slots: a slot's host is placed before it.
         for p in self.engine.places(view):
             where = place_of(p.key)
-            name = where.name
+            name = where.name if where.part is None else p.key
             if p.kind == "slot":
                 r = owner_of.get(where.host)
                 base = self._slots[(name, r)]

@@ -62,6 +62,9 @@ def render(event: dict, full_state: bool = True) -> list[str]:
             alt = "  (the options are not seen)"  # offered by an amount this player does not see
         unseen = ", unseen by the others" if d.get("together") else ""
         return [f"  {who}{d['prompt']}{unseen}: {d['choice']}{alt}"]
+    if e == "pass":
+        held = ", ".join(f"{p} {n}" for p, n in d["cards"].items())
+        return [f"    every {d['zone']} passed to the {d['to']} player (now: {held})"]
     if e == "together":
         chosen = ", ".join(f"{p} {label}" for p, label in d["choices"].items())
         return [f"  together, {d['prompt']}: {chosen}"]

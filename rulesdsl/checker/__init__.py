@@ -181,8 +181,26 @@ def with_named_enums(program: A.Program) -> A.Program:
         name = "enum" if f.type.name == "named" else "set"
         return attrs.evolve(f, type=A.TypeRef(name, e.values, f.type.span, e.name))
 
+    kinds = {i.name: i for i in program.items if isinstance(i, A.KindDecl)}
+
+    def keyed(z):
+        """A zone `per NAME` given the values of the enum NAME, or of the enum field NAME of its kind."""
+        if z.by is None:
+            return z
+        if z.by in enums:
+            return attrs.evolve(z, keys=tuple(enums[z.by].values))
+        field = next((f for f in kinds[z.kind].fields if f.name == z.by), None) if z.kind in kinds else None
+        if field is not None and field.type.name in ("enum", "named"):
+            values = enums[field.type.named].values if field.type.name == "named" and field.type.named in enums \
+                else field.type.values
+            if values:
+                return attrs.evolve(z, keys=tuple(values))
+        return z  # no keys: the checker says why
+
     items = []
     for item in program.items:
+        if isinstance(item, A.ZoneDecl):
+            item = keyed(item)
         if isinstance(item, (A.KindDecl, A.TrackDecl)):
             item = attrs.evolve(item, fields=tuple(typed(f) for f in item.fields))
         elif isinstance(item, A.GridDecl):
@@ -191,4 +209,5 @@ def with_named_enums(program: A.Program) -> A.Program:
         items.append(item)
     if errors:
         raise CheckError(errors)
-    return attrs.evolve(program, items=tuple(items)) if enums else program
+    return attrs.evolve(program, items=tuple(items)) if enums or any(
+        isinstance(i, A.ZoneDecl) and i.by for i in program.items) else program

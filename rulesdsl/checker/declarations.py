@@ -118,6 +118,13 @@ class DeclarationChecks:
                 self.err(zone, f"{what} `{zone.name}` is `private` but has no owner",
                          "a private zone is seen by its owner only: add `per player`, or make it `hidden`")
         for zone in self.zones.values():
+            if zone.by and not zone.keys and zone.kind in self.kinds:
+                self.err(zone, f"zone `{zone.name}` is kept per `{zone.by}`, which is neither an enum nor an enum "
+                               f"field of {zone.kind}", "name an `enum` declaration, or a field of the zone's kind "
+                                                        "typed enum(...)")
+            if zone.by and zone.per_player:
+                self.err(zone, f"zone `{zone.name}` is kept both per player and per {zone.by}",
+                         "keep one zone per value (`per NAME`) or one per player, not both")
             self.check_kind_ref(zone.kind, zone)
             if zone.limit is not None:
                 self.expect(zone.limit, (INT,), "a zone limit")

@@ -78,6 +78,10 @@ class ExpressionChecks:
         if kind in ("zone", "counter", "grid") and b.decl.per_player:
             self.err(e, f"{kind} `{n}` belongs to each player", f"write `p.{n}` for a player `p`")
             return ANY
+        if kind == "zone" and b.decl.by:
+            self.err(e, f"zone `{n}` is one zone per {b.decl.by}: name one of them",
+                     f"write `{n}[KEY]`, KEY one of {', '.join(b.decl.keys[:4])}{', ...' if len(b.decl.keys) > 4 else ''}")
+            return ANY
         if kind == "zone":
             return ("zone", b.decl.kind)
         if kind == "counter":
@@ -186,6 +190,8 @@ class ExpressionChecks:
         return ANY
 
     def e_Index(self, e):
+        if isinstance(e.obj, A.Name) and self.binding(e.obj).kind == "zone" and self.binding(e.obj).decl.by:
+            return self.keyed_zone(e)
         ot = self.expr(e.obj)
         it = self.expr(e.index)
         if ot == KEYED:
@@ -199,6 +205,22 @@ class ExpressionChecks:
         if ot != ANY:
             self.err(e, f"{show(ot)} cannot be indexed")
         return ANY
+
+    def keyed_zone(self, e):
+        """`piles[key]`: one of the zones of a zone declared `per NAME`."""
+        decl = self.binding(e.obj).decl
+        self.types[e.obj] = ("zones", decl.kind)
+        it = self.expr(e.index)
+        if it not in (SYM, TEXT, ANY):
+            self.err(e.index, f"zone `{decl.name}` is one zone per {decl.by}: its key is one of its values, "
+                              f"not {show(it)}")
+        key = e.index
+        if isinstance(key, A.Name) and self.binding(key).kind == "enum" and key.id not in decl.keys:
+            self.err(key, f"zone `{decl.name}` has no zone `{key.id}`: its keys are {', '.join(decl.keys)}",
+                     suggest(key.id, decl.keys))
+        elif isinstance(key, A.Lit) and isinstance(key.value, str) and key.value not in decl.keys:
+            self.err(key, f"zone `{decl.name}` has no zone \"{key.value}\": its keys are {', '.join(decl.keys)}")
+        return ("zone", decl.kind)
 
     def e_Call(self, e):
         if not isinstance(e.func, A.Name):

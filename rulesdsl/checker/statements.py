@@ -244,6 +244,19 @@ class StatementChecks:
         self.secret_offer(s, s.coll, *s.label)
         self.block(s.body)
 
+    def s_Pass(self, s):
+        zone = self.zones.get(s.zone)
+        if zone is None or not zone.per_player:
+            what = "a zone of each player" if zone is None else "kept once for the game"
+            self.err(s, f"`pass` moves a zone of each player to the next: `{s.zone}` is {'not ' + what if zone is None else what}",
+                     suggest(s.zone, [z for z, d in self.zones.items() if d.per_player]) or "declare it `per player`")
+            return
+        fired = sorted({t.event for t in self.triggers if t.target == s.zone and t.event in ("enter", "leave")})
+        if fired:
+            self.err(s, f"`pass` moves the zones `{s.zone}` whole, without their `on {' / on '.join(fired)} "
+                        f"{s.zone}` triggers", "move the cards one by one (`for c in p.hand { move c to ... }`) "
+                        "if the triggers must run")
+
     def s_Together(self, s):
         self.expect(s.players, (T_list(PLAYER),), "the players who choose together (a list of players)")
         self.bind(s, s.var, PLAYER)
