@@ -176,6 +176,7 @@ class Game:
     span: Span
     seats: tuple = ()  # names shown for the seats, in order
     decision_limit: int = 100_000  # decisions in one game before it is declared stuck
+    hand_limit: int = 100  # in a game of hands (`hand` block): hands in one game before it is stuck
 
 
 @node
@@ -404,6 +405,27 @@ class ActionDecl:
         if not self.routine:
             return True
         return bool(self.params) and (self.params[0].type is None or self.params[0].type.name == "player")
+
+
+@node
+class HandDecl:
+    """`hand { begin {...} end if COND ["reason"] finish {...} }`: the rounds are played in hands.
+    `begin` (`start`) runs at the start of each hand, `cond` (if any) ends a hand after a round in which it
+    holds, `finish` runs when a hand ends (also by `end hand`)."""
+
+    start: tuple
+    cond: Any
+    reason: str | None
+    finish: tuple
+    span: Span
+
+
+@node
+class EndHand:
+    """`end hand ["reason"]` ends the current hand at once: its `finish` runs, then the next hand."""
+
+    reason: str | None
+    span: Span
 
 
 @node

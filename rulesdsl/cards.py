@@ -175,15 +175,29 @@ def _literal(expr):
     return None
 
 
+def _attr(field: str) -> str:
+    """The attribute holding field `field` in a kind's class: prefixed, so that a field may be named
+    as the rules like, even as a Python keyword (`pass`, `from`)."""
+    return field if field == "name" else "f_" + field
+
+
 def _kind_class(kind: A.KindDecl):
-    """An attrs class whose fields mirror the kind (values are validated before structuring)."""
+    """An attrs class whose fields mirror the kind (values are validated before structuring);
+    structure a card with `_structured`."""
     attribs = {"name": attrs.field()}
     for f in kind.fields:
         if f.default is None:
-            attribs[f.name] = attrs.field(kw_only=True)
+            attribs[_attr(f.name)] = attrs.field(kw_only=True)
         else:
-            attribs[f.name] = attrs.field(default=_literal(f.default), kw_only=True)
+            attribs[_attr(f.name)] = attrs.field(default=_literal(f.default), kw_only=True)
     return attrs.make_class(f"Card_{kind.name}", attribs, frozen=True)
+
+
+def _structured(conv, entry: dict, cls) -> tuple:
+    """(the card's name, its fields by name) from a card's table, through the kind's class."""
+    obj = conv.structure({_attr(k): v for k, v in entry.items()}, cls)
+    fields = {(k if k == "name" else k[2:]): v for k, v in attrs.asdict(obj).items()}
+    return fields.pop("name"), fields
 
 
 def _show_type(py, type_name: str = ""):
@@ -383,17 +397,15 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
             face_tables = {k: v for k, v in entry.items() if k in face_names}
             entry = {k: v for k, v in entry.items() if k not in face_names}
             try:
-                obj = conv.structure(entry, classes[table])
+                name, fields = _structured(conv, entry, classes[table])
             except (ClassValidationError, ForbiddenExtraKeysError):  # pragma: no cover - pre-validated
                 err(where.header((table, i)), f"{table} {label}: does not match the card kind")
                 continue
-            if (table, obj.name) in first:
+            if (table, name) in first:
                 err(where.header((table, i)), f"{table} {label}: a second card with this name "
-                    f"(the first is at {path}:{first[(table, obj.name)]})")
+                    f"(the first is at {path}:{first[(table, name)]})")
                 continue
-            first[(table, obj.name)] = where.header((table, i))[0]
-            fields = attrs.asdict(obj)
-            fields.pop("name")
+            first[(table, name)] = where.header((table, i))[0]
             for f in kinds[table].fields:
                 fields[f.name] = _data_value(f, fields[f.name])
             places = {"": where.header((table, i)) + (where.source_line(where.header((table, i))[0]),)}
@@ -404,7 +416,7 @@ def load_cards(path: str | Path, kinds: dict) -> CardDB:
                 for key in values:
                     line, col = where.value((table, i, face, key))
                     places[f"{face}.{key}"] = (line, col, where.source_line(line))
-            d = CardDef(table, obj.name, fields, len(defs), path, places, face_values=face_tables)
+            d = CardDef(table, name, fields, len(defs), path, places, face_values=face_tables)
             defs.append(d)
             by_kind[table].append(d)
     if errors:
@@ -582,9 +594,7 @@ def apply_edits(db: CardDB, edits, kinds: dict, program) -> CardDB:
             err(spans[field].value.span if field in spans else edit.span, f"`{what}`: {message}")
         if bad or problems:
             continue
-        obj = conv.structure(entry, _kind_class(kind))
-        fields = attrs.asdict(obj)
-        fields.pop("name")
+        _, fields = _structured(conv, entry, _kind_class(kind))
         for f in kind.fields:
             fields[f.name] = _data_value(f, fields[f.name])
         path = edit.span.path or program.path

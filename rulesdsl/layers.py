@@ -24,7 +24,7 @@ _CATEGORY = {
     A.FuncDecl: "def", A.PhaseDecl: "phase",
 }
 _SINGLE = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory",
-           A.EvaluateDecl: "evaluate"}
+           A.EvaluateDecl: "evaluate", A.HandDecl: "hand"}
 
 
 @attrs.frozen

@@ -10,7 +10,8 @@ from __future__ import annotations
 MAX_INT = (1 << 63) - 1            # integers live in -2^63 .. 2^63-1; going outside is a runtime error
 MIN_INT = -(1 << 63)
 MAX_STEP_BUDGET = 1_000_000        # steps between two decisions
-MAX_ROUND_LIMIT = 10_000           # rounds in one game
+MAX_ROUND_LIMIT = 10_000           # rounds in one game (in a game of hands: in one hand)
+MAX_HAND_LIMIT = 1_000             # hands in one game
 MAX_DECISION_LIMIT = 1_000_000     # decisions in one game
 MAX_GAME_STEPS = 20_000_000        # steps in one whole game, all decisions together
 MAX_CARDS = 1_000_000              # cards created in one game

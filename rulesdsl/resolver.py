@@ -351,6 +351,12 @@ class Resolver:
     def d_SetupDecl(self, d):
         self.block(d.body, _Scope())
 
+    def d_HandDecl(self, d):
+        self.block(d.start, _Scope())
+        if d.cond is not None:
+            self.expr(d.cond, _Scope())
+        self.block(d.finish, _Scope())
+
     def d_RoundDecl(self, d):
         for ph in d.phases:
             if ph.start is not None:
@@ -477,6 +483,9 @@ class Resolver:
         for e in s.label:
             self.expr(e, inner)
         self.block(s.body, inner)
+
+    def s_EndHand(self, s, scope):
+        pass
 
     def s_Pass(self, s, scope):
         pass  # names a zone declaration, which the checker looks up

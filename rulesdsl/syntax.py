@@ -193,7 +193,7 @@ class _ToAst(Transformer):
         cards = tuple(v for k, v in c[1:] if k == "cards")
         return A.Game(str(c[0]), lo, hi, default if default is not None else lo, cards,
                       opts.get("round_limit", 100), opts.get("step_budget", 100_000), self.span(meta),
-                      opts.get("seats", ()), opts.get("decision_limit", 100_000))
+                      opts.get("seats", ()), opts.get("decision_limit", 100_000), opts.get("hand_limit", 100))
 
     def opt_players(self, c):
         hi = self.capped(c[1], limits.MAX_PLAYERS, "a game of")
@@ -210,6 +210,9 @@ class _ToAst(Transformer):
 
     def opt_decision_limit(self, c):
         return ("decision_limit", self.capped(c[0], limits.MAX_DECISION_LIMIT, "`decision_limit`"))
+
+    def opt_hand_limit(self, c):
+        return ("hand_limit", self.capped(c[0], limits.MAX_HAND_LIMIT, "`hand_limit`"))
 
     def opt_seats(self, c):
         return ("seats", tuple(str(x) for x in c))
@@ -480,6 +483,31 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def setup_decl(self, meta, c):
         return A.SetupDecl(c[0], self.span(meta))
+
+    @v_args(meta=True)
+    def hand_decl(self, meta, c):
+        start, finish, cond, reason = (), (), None, None
+        for kind, *rest in c:
+            if kind == "start":
+                start = start + tuple(rest[0])
+            elif kind == "finish":
+                finish = finish + tuple(rest[0])
+            else:
+                cond, reason = rest
+        return A.HandDecl(start, cond, reason, finish, self.span(meta))
+
+    def hand_start(self, c):
+        return ("start", c[0])
+
+    def hand_finish(self, c):
+        return ("finish", c[0])
+
+    def hand_end(self, c):
+        return ("end", c[0], str(c[1]) if c[1] is not None else None)
+
+    @v_args(meta=True)
+    def end_hand_stmt(self, meta, c):
+        return A.EndHand(str(c[0]) if c[0] is not None else None, self.span(meta))
 
     @v_args(meta=True)
     def round_decl(self, meta, c):

@@ -134,6 +134,8 @@ def stmt(s, indent: int) -> list[str]:
         label = (" label " + ", ".join(expr(e) for e in s.label)) if s.label else ""
         prompt = f' "{s.prompt}"' if s.prompt is not None else ""
         return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
+    if t is A.EndHand:
+        return [f"{pad}end hand" + (f' "{s.reason}"' if s.reason is not None else "")]
     if t is A.Pass:
         return [f"{pad}pass {s.zone} to {'next' if s.step == 1 else 'previous'}"]
     if t is A.Together:
@@ -211,6 +213,8 @@ def item(d) -> list[str]:
         opts += [f'cards "{c.path}"' for c in d.cards]
         opts += [f"round_limit {d.round_limit}", f"step_budget {d.step_budget}",
                  f"decision_limit {d.decision_limit}"]
+        if d.hand_limit != 100:
+            opts.append(f"hand_limit {d.hand_limit}")
         return [f'game "{d.name}" {{', *("    " + o for o in opts), "}"]
     if t is A.ParamDecl:
         allowed = f" from {expr(d.allowed)}" if d.allowed is not None else ""
@@ -267,6 +271,15 @@ def item(d) -> list[str]:
         return _braced(f"action {d.name}({_params(d.params)}){req}", d.body, 0)
     if t is A.SetupDecl:
         return _braced("setup", d.body, 0)
+    if t is A.HandDecl:
+        out = ["hand {"]
+        if d.start:
+            out.extend(_braced("begin", d.start, 1))
+        if d.cond is not None:
+            out.append(f"    end if {expr(d.cond)}" + (f' "{d.reason}"' if d.reason is not None else ""))
+        if d.finish:
+            out.extend(_braced("finish", d.finish, 1))
+        return out + ["}"]
     if t is A.RoundDecl:
         out = ["round {"]
         for ph in d.phases:

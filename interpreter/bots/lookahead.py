@@ -76,8 +76,9 @@ def _best(engine, evaluation, st, luck: int, follow: int = 0):
 
 
 def where(st) -> tuple:
-    """The round and phase a game is in: a move does not run past them."""
-    return st.round, st.phase_index
+    """The hand (in a game played in hands), round and phase a game is in: a move does not run
+    past them."""
+    return st.round, st.phase_index, st.hand
 
 
 def finish_move(engine, evaluation, st, seat: int, follow: int, chance, luck: int, at: tuple) -> float | None:
@@ -103,8 +104,8 @@ def play_through_next_move(engine, evaluation, st, seat: int, at: tuple, follow:
     player taking the option the greedy rule gives (`best_next` with `follow`), until `seat` has made
     its next move in a later phase of the same round and that move is over; or until the round or
     the game ends first, or after `cap` decisions. The random events are drawn by `chance`."""
-    round_number, next_at, steps = at[0], None, 0
-    while st.result is None and steps < cap and st.round == round_number:
+    round_number, hand, next_at, steps = at[0], at[2], None, 0
+    while st.result is None and steps < cap and st.round == round_number and st.hand == hand:
         who = engine.current_player(st)
         now = where(st)
         if who == seat and now != at:

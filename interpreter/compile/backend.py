@@ -212,6 +212,9 @@ class Backend:
             env[name] = rt.draw(src(rt, env), refill(rt, env) if refill else None, dest(rt, env))
         return draw
 
+    def call_end_hand(self, r, reason):
+        return lambda rt, fr: rt.finish_hand(reason if reason is not None else "the hand was ended", r.span)
+
     def call_pass_zone(self, r, zone, step):
         return lambda rt, fr: rt.pass_zone(zone, step)
 

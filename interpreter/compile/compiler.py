@@ -87,6 +87,12 @@ class Compiler:
             proc = Proc("setup", "setup")
             compile_body(proc, m.setup.body)
             self.procs["setup"] = proc
+        if m.hand is not None:
+            for part, body in (("start", m.hand.start), ("finish", m.hand.finish)):
+                if body:
+                    proc = Proc(f"hand {part}", "hand")
+                    compile_body(proc, body)
+                    self.procs["hand:" + part] = proc
         for ph in m.round.phases:
             proc = Proc(ph.name, "phase")
             compile_body(proc, ph.body)
@@ -232,6 +238,9 @@ class Compiler:
                                          self.secret(s)))
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
+
+    def s_EndHand(self, proc, s):
+        self.emit(proc, ir.Call("end_hand", (s.reason,), None, s.span))
 
     def s_Pass(self, proc, s):
         self.emit(proc, ir.Call("pass_zone", (s.zone, s.step), None, s.span))

@@ -172,6 +172,11 @@ class Program:
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit
+        # A game of hands: the end of a hand (None: only `end hand` ends one) and its reason.
+        self.hands = model.hand is not None
+        self.hand_limit = model.game.hand_limit
+        self.hand_end = comp.expr(model.hand.cond) if self.hands and model.hand.cond is not None else None
+        self.hand_reason = (model.hand.reason or "the hand's end condition holds") if self.hands else None
         self.origin = origin  # the files (with hashes) and parameters it was loaded from, for traces
         self._texts = texts  # every file's text: what a pickled program carries
         # The text of every function the expression compiler wrote.

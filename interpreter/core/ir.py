@@ -34,6 +34,7 @@ SERVICES = {
     "perform": ("action", "bonus", "args"),     # action: a static name, or an expression (none: nothing)
     "win": ("player", "reason", "lose"),
     "end_game": ("reason",),                    # reason None: the default text
+    "end_hand": ("reason",),                    # reason None: the default text
     "advance": ("track", "piece", "distance"),  # `into`: the pieces jumped over
     "put": ("track", "piece", "pos"),
     "place": ("card", "grid", "key", "cell"),   # grid: the static grid name; key: the grid's key

@@ -351,7 +351,11 @@ class Run(ZoneServices, BoardServices):
                 self.emit("turn", {"phase": ph.name}, who)
             st.stack.append(Frame("phase:" + ph.name, 0, env, who))
             return True
-        if st.stage == "setup":
+        if st.stage == "setup" and self.prog.hands:
+            return self.start_hand(st, 1)
+        if st.stage == "finish":  # a hand's `finish` is over: the next hand
+            return self.start_hand(st, st.hand + 1)
+        if st.stage in ("setup", "hand"):
             st.stage = "round"
             st.round = 1
             st.phase_index = -1
@@ -364,17 +368,53 @@ class Run(ZoneServices, BoardServices):
                 return False
         st.phase_index += 1
         if st.phase_index >= len(self.phases):
+            end = self.prog.hand_end
+            if end is not None and end(self, {}):
+                self.finish_hand(self.prog.hand_reason)
+                return True
             st.round += 1
             st.phase_index = 0
             st.phase = self.phases[0].name
             if st.round > self.prog.round_limit:
                 span = self.model.round.span
-                raise self.runtime_error(span, f"the game did not end within {self.prog.round_limit} rounds",
-                                         "raise `round_limit` in the game block, or check the victory condition",
+                what = "hand" if self.prog.hands else "game"
+                raise self.runtime_error(span, f"the {what} did not end within {self.prog.round_limit} rounds",
+                                         "raise `round_limit` in the game block, or check the "
+                                         + ("hand's end condition" if self.prog.hands else "victory condition"),
                                          kind=LimitError)
             self.emit_state()
         self.begin_phase(st, st.phase_index)
         return True
+
+    def start_hand(self, st: GameState, number: int) -> bool:
+        """Begin hand `number` of a game played in hands: its `start` body, then its rounds."""
+        if number > self.prog.hand_limit:
+            raise self.runtime_error(self.model.hand.span, f"the game did not end within {self.prog.hand_limit} hands",
+                                     "raise `hand_limit` in the game block, or end the game in the hand's `finish` "
+                                     "(`end game`)", kind=LimitError)
+        st.hand = number
+        st.stage = "hand"
+        st.round = 0
+        st.phase_index = -1
+        st.phase = None
+        st.queue = []
+        self.emit("hand", {"hand": number})
+        if "hand:start" in self.procs:
+            st.stack.append(Frame("hand:start", 0, {}, None))
+        return True
+
+    def finish_hand(self, reason: str, span=None):
+        """End the hand being played now (the round's end condition, or `end hand`): what runs is
+        dropped, and the hand's `finish` body runs; the next hand starts after it."""
+        st = self.st
+        if st.stage == "finish":
+            raise RuleError("`end hand` inside the hand's own `finish`", span)
+        st.stack.clear()
+        st.queue = []
+        st.stage = "finish"
+        self.emit("hand_end", {"hand": st.hand, "reason": reason})
+        if "hand:finish" in self.procs:
+            st.stack.append(Frame("hand:finish", 0, {}, None))
 
     def begin_phase(self, st: GameState, index: int, first=None):
         """Make phase `index` current and queue its players (rotated to start at `first`)."""
@@ -402,6 +442,8 @@ class Run(ZoneServices, BoardServices):
         st = self.st
         st.stage = "round"
         st.round = round_number
+        if self.prog.hands and not st.hand:
+            st.hand = 1
         self.begin_phase(st, phase_index, first)
         self.run(st)
         return st
@@ -458,6 +500,8 @@ class Run(ZoneServices, BoardServices):
         st.result = {"winners": [f"P{p + 1}" for p in top], "loser": None, "reason": reason,
                      "reached": [f"P{p + 1}" for p in winners], "rank": {f"P{p + 1}": ranks[p] for p in ranked},
                      "counts": counts, "round": st.round, "seats": self.seat_names(st)}
+        if st.hand:
+            st.result["hand"] = st.hand
         st.stage = "over"
         self.emit("game_end", st.result)
         return True
@@ -473,6 +517,8 @@ class Run(ZoneServices, BoardServices):
             return
         st.result = {"winners": [], "loser": None, "reason": text, "reached": [], "rank": {}, "counts": {},
                      "round": st.round, "seats": self.seat_names(st)}
+        if st.hand:
+            st.result["hand"] = st.hand
         st.stage = "over"
         self.emit("game_end", st.result)
 
@@ -495,9 +541,12 @@ class Run(ZoneServices, BoardServices):
             return
         if player is None and st.stack:
             player = st.stack[-1].active
-        self.sink({"seq": st.seq, "round": st.round, "phase": st.phase,
-                   "player": f"P{player + 1}" if isinstance(player, int) else None,
-                   "event": event, "data": data})
+        who = f"P{player + 1}" if isinstance(player, int) else None
+        if st.hand:  # a game played in hands: each event says which
+            self.sink({"seq": st.seq, "hand": st.hand, "round": st.round, "phase": st.phase, "player": who,
+                       "event": event, "data": data})
+            return
+        self.sink({"seq": st.seq, "round": st.round, "phase": st.phase, "player": who, "event": event, "data": data})
 
     def emit_state(self):
         """A `state` event: the complete visible and hidden state, by names."""
@@ -603,6 +652,8 @@ class Run(ZoneServices, BoardServices):
         loser = f"P{next(iter(side)) + 1}" if lose and len(side) == 1 else None
         st.result = {"winners": winners, "loser": loser, "reason": reason,
                      "reached": list(winners), "rank": {}, "counts": counts, "round": st.round, "seats": self.seat_names(st)}
+        if st.hand:
+            st.result["hand"] = st.hand
         st.stage = "over"
         st.stack.clear()
         self.emit("game_end", st.result)

@@ -63,7 +63,7 @@ class GameState:
     __slots__ = ("player_count", "seed", "rng", "stage", "round", "phase_index", "phase", "queue",
                  "zones", "loc", "card_def", "counters", "markers", "tracks", "grids", "stack",
                  "pending", "result", "seq", "decisions", "steps", "total_steps", "reached",
-                 "zone_limits", "keyed_init", "bounds", "revealed")
+                 "zone_limits", "keyed_init", "bounds", "revealed", "hand")
 
     def __init__(self, player_count: int, seed: int):
         self.player_count = player_count
@@ -97,6 +97,7 @@ class GameState:
         # Cards shown to players outside the zones they see: card -> a bit per seat. A card forgets
         # it when it moves or its zone is shuffled (see view.py).
         self.revealed: dict[int, int] = {}
+        self.hand = 0  # in a game played in hands: the hand being played, from 1
 
     def next_random(self) -> int:
         """splitmix64: a 64-bit output, advancing the state held in `rng`."""
@@ -166,6 +167,7 @@ class GameState:
         new.reached = {k: list(v) for k, v in self.reached.items()}
         new.zone_limits, new.keyed_init, new.bounds = self.zone_limits, self.keyed_init, self.bounds
         new.revealed = dict(self.revealed)
+        new.hand = self.hand
         return new
 
     def to_json(self) -> dict:
@@ -184,4 +186,5 @@ class GameState:
             "zone_limits": dict(self.zone_limits), "keyed_init": dict(self.keyed_init),
             "bounds": {k: list(v) for k, v in self.bounds.items()},
             "revealed": {str(k): v for k, v in sorted(self.revealed.items())},
+            **({"hand": self.hand} if self.hand else {}),
         }

@@ -410,6 +410,8 @@ def view(prog, st: GameState, player: int) -> View:
         "queue": list(st.queue), "counters": counters, "markers": dict(st.markers),
         "tracks": st.tracks, "reached": st.reached, "result": st.result,
     }
+    if st.hand:
+        public["hand"] = st.hand
     data = dict(public, player=f"P{player + 1}", zones=zones_data, grids=grids_data, pending=pending_data)
     skeleton = {
         "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "slots": slot_sizes,
@@ -487,6 +489,7 @@ class _Deal:
         st = GameState(sk["player_count"], 0)
         pub = v.data
         st.stage, st.round, st.phase, st.phase_index = pub["stage"], pub["round"], pub["phase"], pub["phase_index"]
+        st.hand = pub.get("hand", 0)
         st.queue = list(pub["queue"])
         # The view's data is plain JSON data already: copied as it stands, so that no game dealt
         # from it shares a container with it.

@@ -126,7 +126,10 @@ def cmd_run(args) -> int:
     if args.quiet:
         for line in result_lines(st.result):
             print(visible(line))
-    print(f"{st.decisions} decisions, {st.round} rounds")
+    if st.hand:
+        print(f"{st.decisions} decisions, {st.hand} hands, {st.round} rounds in the last")
+    else:
+        print(f"{st.decisions} decisions, {st.round} rounds")
     return EXIT_OK
 
 

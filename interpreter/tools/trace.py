@@ -51,6 +51,10 @@ def render(event: dict, full_state: bool = True) -> list[str]:
         return head + (_state_lines(d) if full_state else [])
     if e == "setup":
         return ["== setup =="]
+    if e == "hand":
+        return [f"==== hand {d['hand']} ===="]
+    if e == "hand_end":
+        return [f"==== end of hand {d['hand']}: {d['reason']} ===="]
     if e == "phase":
         return [f"-- phase {d['name']}"]
     if e == "turn":
@@ -121,7 +125,8 @@ def result_lines(result: dict) -> list[str]:
     out = [f"winner{'s' if len(result['winners']) > 1 else ''}: {winners}"]
     if result.get("loser"):
         out.append(f"lost: {who(result['loser'])}")
-    out.append(f"reason: {result['reason']} (round {result['round']})")
+    when = f"hand {result['hand']}, round {result['round']}" if result.get("hand") else f"round {result['round']}"
+    out.append(f"reason: {result['reason']} ({when})")
     for p, counts in result["counts"].items():
         out.append(f"  {who(p)}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return out

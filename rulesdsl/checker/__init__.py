@@ -66,6 +66,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.triggers: list = []
         self.game = None
         self.setup = None
+        self.hand = None  # the `hand` block, if the game is played in hands
         self.round = None
         self.victory = None
         self.evaluation = None
@@ -107,7 +108,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
-                     self.slots, self.formula_calls, self.decided, tuple(sorted(set(self.warnings))))
+                     self.slots, self.formula_calls, self.decided, tuple(sorted(set(self.warnings))), self.hand)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""

@@ -22,7 +22,7 @@ class DeclarationChecks:
 
     def collect(self):
         singletons = {A.Game: "game", A.SetupDecl: "setup", A.RoundDecl: "round", A.VictoryDecl: "victory",
-                      A.EvaluateDecl: "evaluation"}
+                      A.EvaluateDecl: "evaluation", A.HandDecl: "hand"}
         tables = {A.ParamDecl: self.params, A.KindDecl: self.kinds, A.ZoneDecl: self.zones,
                   A.CounterDecl: self.counters, A.MarkerDecl: self.markers, A.TrackDecl: self.tracks,
                   A.PieceDecl: self.pieces,
@@ -164,6 +164,11 @@ class DeclarationChecks:
         if self.setup is not None:
             self.block(self.setup.body)
             self.unique_steps(self.setup.body, "setup")
+        if self.hand is not None:
+            self.block(self.hand.start)
+            if self.hand.cond is not None:
+                self.expect(self.hand.cond, (BOOL,), "the end of a hand")
+            self.block(self.hand.finish)
         for act in self.actions.values():
             self.unique_steps(act.body, f"action `{act.name}`")
         if self.round is not None:

@@ -69,6 +69,7 @@ class Model:
     formula_calls: dict = attrs.Factory(dict)
     decided: Decided = attrs.Factory(Decided)  # what the checker decided besides the types
     warnings: tuple = ()  # the checker's warnings (errors.Diagnostic), sorted: the rules run all the same
+    hand: A.HandDecl | None = None  # the `hand` block of a game played in hands
 
     @property
     def calls(self) -> Mapping:

@@ -244,6 +244,11 @@ class StatementChecks:
         self.secret_offer(s, s.coll, *s.label)
         self.block(s.body)
 
+    def s_EndHand(self, s):
+        if self.hand is None:
+            self.err(s, "`end hand` ends a hand, and this game is not played in hands",
+                     "add a `hand { ... }` block, or write `end game`")
+
     def s_Pass(self, s):
         zone = self.zones.get(s.zone)
         if zone is None or not zone.per_player:
