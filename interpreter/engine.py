@@ -22,6 +22,7 @@ from rulesdsl.errors import player_range
 
 from .core.primitives import RuleError
 from .core.position import Position
+from .core.present import unseen_at
 from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
 from .core.runtime import GameError, InternalError, LimitError, Run
 from .core.state import GameState
@@ -274,6 +275,13 @@ class Engine:
             values = how.values
             elem = how.elem or ("",)
             ids = [_value_id(v, label, elem, st) for v, label in zip(values, labels)]
+            if elem[0] == "card" and self.program.may_hide_from_chooser:
+                # A card the chooser does not see is known by its place, not by what it is.
+                values = list(values)
+                for i, v in enumerate(values):
+                    at = None if v is None else unseen_at(self.program, st, v, d["player"])
+                    if at is not None:
+                        ids[i], values[i] = f"card:?{at}@{st.loc[v]}", None
         seen: dict[str, int] = {}
         out = []
         for i, label in enumerate(labels):

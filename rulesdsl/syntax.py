@@ -332,6 +332,9 @@ class _ToAst(Transformer):
     def zopt_private(self, c):
         return ("visibility", "private")
 
+    def zopt_others(self, c):
+        return ("visibility", "others")
+
     def zopt_per_key(self, c):
         return ("by", str(c[0]))
 

@@ -9,7 +9,8 @@ _PREC = {"or": 1, "and": 2, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, 
          "+": 6, "-": 6, "*": 7, "/": 7, "%": 7}
 
 
-_VISIBILITY = {"public": "", "private": " private", "hidden": " hidden", "top": " hidden except top"}
+_VISIBILITY = {"public": "", "private": " private", "hidden": " hidden", "top": " hidden except top",
+               "others": " public except owner"}
 
 def expr(e, parent: int = 0) -> str:
     """One expression, parenthesised only where precedence needs it."""

@@ -359,11 +359,11 @@ class Backend:
             if not values:
                 fr.pc = end
                 return None
+            who = by(rt, env) if by else fr.active
             if parts:
                 labels, values = rt.labelled(values, var, parts, env)
             else:
-                labels, values = rt.options_for(values, elem)
-            who = by(rt, env) if by else fr.active
+                labels, values = rt.options_for(values, elem, who)
             return rt.ask(who, prompt, labels, ir.BindDecision(var, values, elem))
         return choose
 
@@ -407,7 +407,7 @@ class Backend:
                 return [], []
             if parts:
                 return rt.labelled(values, item, parts, env)
-            return rt.options_for(values, elem)
+            return rt.options_for(values, elem, p)
         self.proc.together[store] = offered
 
         def ask(rt, fr):
@@ -494,13 +494,13 @@ class Backend:
                 del env[left], env[count]
                 fr.pc = end
                 return None
-            labels, values = rt.options_for(affordable, elem)
+            who = by(rt, fr.env) if by else fr.active
+            labels, values = rt.options_for(affordable, elem, who)
             values_costs = [costs[v] for v in values]
             if env[count] > 0 or optional:
                 labels.append("stop")
                 values.append(None)
                 values_costs.append(0)
-            who = by(rt, fr.env) if by else fr.active
             return rt.ask(who, prompt, labels, ir.PickDecision(var, values, elem, values_costs, left, count, end))
         return pick
 

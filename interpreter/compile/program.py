@@ -114,6 +114,11 @@ class Program:
         # Counters neither keyed nor a card's: one number, or one per player (what a sight shows).
         self.plain_counters = frozenset(c.name for c in model.counters.values()
                                         if c.card_kind is None and not c.keyed)
+        # Whether a player may be offered cards they do not see where they lie (another player's
+        # hand, a hand held facing the others): such options are then labelled by place.
+        self.may_hide_from_chooser = any(d.visibility in ("private", "others")
+                                         for d in list(model.zones.values()) + list(model.grids.values())) or any(
+            sl.visibility in ("private", "others") for k in model.kinds.values() for sl in k.slots)
         # Counters not every player sees: name -> "private" (its owner only) or "hidden" (nobody).
         self.secret_counters = {c.name: c.visibility for c in model.counters.values() if c.visibility != "public"}
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}

@@ -59,12 +59,45 @@ def natural(text: str) -> tuple:
 _DIGITS = re.compile(r"([0-9]+)")
 
 
-def options_for(prog, st, values, elem_type):
+def unseen_at(prog, st, card: int, player: int):
+    """The position (from 1, bottom first) of `card` in its place when `player` does not see it
+    there (a card held facing the others, another player's hand), else None."""
+    from .visibility import seen_in_place, visibility  # visibility.py reads keys as this module does
+    key = st.loc[card]
+    cards = st.zones.get(key)
+    if cards is None:  # a grid's cell: seen as the grid is
+        return None if seen_in_place(visibility(prog, key), key, player, False) else 0
+    top = cards[-1] == card
+    if seen_in_place(visibility(prog, key), key, player, top) or st.revealed.get(card, 0) >> player & 1:
+        return None
+    return cards.index(card) + 1
+
+
+def unseen_label(key: str, position: int) -> str:
+    """How a card the chooser does not see is offered: by its place, `card 3 of P1.hand`."""
+    return f"card {position} of {key}"
+
+
+def options_for(prog, st, values, elem_type, chooser=None):
     """Labels and values of a choice among elements, in their stable order: cards sorted by name
     then place, equal cards in one place offered once, a place named only when two places hold the
     same card; numbers once each, ascending; anything else sorted by label. Names, places and labels
-    are in natural order (`natural`)."""
+    are in natural order (`natural`). A card that `chooser` does not see where it lies (a hand held
+    facing the others) is offered by its place (`unseen_label`), after the cards they see, in place
+    order: a name, or an order by names, would tell them what it is."""
     kind = elem_type[0]
+    if kind == "card" and chooser is not None and prog.may_hide_from_chooser:
+        hidden = []
+        for v in values:
+            at = unseen_at(prog, st, v, chooser)
+            if at is not None:
+                hidden.append((natural(st.loc[v]), at, v))
+        if hidden:
+            away = {v for _, _, v in hidden}
+            labels, kept = options_for(prog, st, [v for v in values if v not in away], elem_type)
+            hidden.sort()
+            return (labels + [unseen_label(st.loc[v], at) for _, at, v in hidden],
+                    kept + [v for _, _, v in hidden])
     if kind == "card":
         seen = {}
         for v in values:

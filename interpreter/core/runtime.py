@@ -583,8 +583,8 @@ class Run(ZoneServices, BoardServices):
         env[var] = saved
         return labels, kept
 
-    def options_for(self, values, elem_type):
-        return present.options_for(self.prog, self.st, values, elem_type)
+    def options_for(self, values, elem_type, chooser=None):
+        return present.options_for(self.prog, self.st, values, elem_type, chooser)
 
     def check_thresholds(self):
         """Run `on reach` triggers for players whose condition has just become true."""

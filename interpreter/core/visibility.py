@@ -2,8 +2,9 @@
 `move` and `face` events) and each player's trace (`PlayerSink`) ask.
 
 Visibility is per place (docs/language.md): a zone, grid or slot is declared `public` (seen by
-everyone), `private` (by the player it belongs to), `hidden` (by nobody) or `hidden except top`
-(`top`: by nobody but its top card). A slot's cards are seen as its own declaration says, wherever
+everyone), `private` (by the player it belongs to), `hidden` (by nobody), `hidden except top`
+(`top`: by nobody but its top card) or `public except owner` (`others`: by everyone but the player it
+belongs to). A slot's cards are seen as its own declaration says, wherever
 the card holding it lies. `seen_in_place` answers for one card of one place; `player_event` gives
 the part of a trace event one player may read. What a `reveal` or a hidden face adds to that is the
 view's (view.py) and the trace's business: a trace event carries no state to know it.
@@ -35,6 +36,8 @@ def seen_in_place(vis: str, key: str, player: int | None, top: bool) -> bool:
         return True
     if vis == "private":
         return player is None or place(key).owner == player
+    if vis == "others":  # held facing the other players
+        return player is None or place(key).owner != player
     return vis == "top" and top
 
 
@@ -47,7 +50,7 @@ def has_private_place(prog) -> bool:
     """Whether a zone or grid of the ruleset is seen by its owner only, so that a choice may offer
     cards other players do not see."""
     decls = list(prog.model.zones.values()) + list(prog.model.grids.values())
-    return any(d.visibility == "private" for d in decls)
+    return any(d.visibility in ("private", "others") for d in decls)
 
 
 class CardCounterName(str):

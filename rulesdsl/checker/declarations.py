@@ -117,6 +117,10 @@ class DeclarationChecks:
                 what = "zone" if isinstance(zone, A.ZoneDecl) else "grid"
                 self.err(zone, f"{what} `{zone.name}` is `private` but has no owner",
                          "a private zone is seen by its owner only: add `per player`, or make it `hidden`")
+            if zone.visibility == "others" and not zone.per_player:
+                what = "zone" if isinstance(zone, A.ZoneDecl) else "grid"
+                self.err(zone, f"{what} `{zone.name}` is `public except owner` but has no owner",
+                         "add `per player`: each player's cards are seen by the others")
         for zone in self.zones.values():
             if zone.by and not zone.keys and zone.kind in self.kinds:
                 self.err(zone, f"zone `{zone.name}` is kept per `{zone.by}`, which is neither an enum nor an enum "
