@@ -223,3 +223,27 @@ def test_resume_needs_no_ruleset_and_says_what_is_wrong(tmp_path, capsys):
     (tmp_path / "not.json").write_text("{}")
     assert main(["play", "--resume", str(tmp_path / "not.json")]) == 2
     assert "not a saved game of this version of lfdsl" in capsys.readouterr().err
+
+
+def test_the_table_shows_the_new_shapes_of_games_as_its_player_may_see_them():
+    # 6 nimmt! (simultaneous choices, hands): the board says the hand; the events show the others'
+    # choices as `?` until all are revealed. For Sale: the others' hidden coins are `?`.
+    from interpreter.table.app import board_text
+    six = Engine.load(ROOT / "examples" / "sixnimmt" / "sixnimmt.lf")
+    table = Table(six, 3, 3, "random,human,random")
+    app = PlayApp(table)
+
+    async def first_turn():
+        async with app.run_test(size=(140, 44)) as pilot:
+            await pilot.pause()
+            board = board_text(six, table.state, 1)
+            await pilot.press("1")
+            await pilot.pause()
+            return board, "\n".join(app.events[1])
+    board, events = run(first_turn())
+    assert board.startswith("You are P2.  Hand 1, round 1, phase turn")
+    assert "P1 card to play, unseen by the others: ?" in events
+    assert "P3 card to play, unseen by the others: ?" in events and "together, card to play: P1 " in events
+    sale = Engine.load(ROOT / "examples" / "forsale" / "forsale.lf")
+    text = board_text(sale, sale.new_game(4, 1), 1)
+    assert "P1: bid 0, bidding 1, coins ?" in text and "P2: bid 0, bidding 1, coins 18" in text

@@ -33,13 +33,15 @@ def board_text(engine, st, seat: int) -> str:
     """What seat `seat` (from 0) sees of the game, zone by zone: the board's text."""
     v = engine.view(st, seat)
     data = v.data
-    lines = [f"You are P{seat + 1}.  Round {data['round']}, phase {data['phase']}"]
+    hand = f"Hand {data['hand']}, round" if data.get("hand") else "Round"  # a game played in hands
+    lines = [f"You are P{seat + 1}.  {hand} {data['round']}, phase {data['phase']}"]
     counters = {k: val for k, val in sorted(data["counters"].items()) if not isinstance(val, dict)}
-    shared = [f"{k} {val}" for k, val in counters.items() if not isinstance(val, list)]
+    # A value this player does not see (a `private` or `hidden` counter) is none in the view: `?`.
+    shared = [f"{k} {'?' if val is None else val}" for k, val in counters.items() if not isinstance(val, list)]
     if shared:
         lines.append("  " + ", ".join(shared))
     for p in range(st.player_count):
-        own = [f"{k} {val[p]}" for k, val in counters.items() if isinstance(val, list)]
+        own = [f"{k} {'?' if val[p] is None else val[p]}" for k, val in counters.items() if isinstance(val, list)]
         if own:
             lines.append(f"  P{p + 1}: " + ", ".join(own))
     # Cards in a card's slots are shown with that card: `Name (above: Other)`. A slot is keyed by the
