@@ -89,3 +89,15 @@ def test_bots_play_with_their_own_cards_unseen(engine, agents):
     st = engine.new_game(3, 4)
     play(engine, st, make_agents(agents, 3, 4, engine))
     assert engine.is_over(st)
+
+
+def test_a_label_does_not_name_a_card_its_chooser_does_not_see(tmp_path):
+    (tmp_path / "colours.toml").write_text((ROOT / "tests" / "rulesets" / "colours.toml").read_text())
+    (tmp_path / "l.lf").write_text(RULESET.read_text().replace(
+        'choose c in p.hand "card to play" {', 'choose c in p.hand "card to play" label c.colour {'))
+    labelled = Engine.load(tmp_path / "l.lf")
+    st = labelled.new_game(2, 2)
+    labelled.apply(st, "play")
+    # Two cards of one colour would be one option under their label: by place, each is its own.
+    assert labelled.legal(st) == ["card 1 of P1.hand", "card 2 of P1.hand"]
+    assert labelled.legal(swapped_own_hand(st, 0)) == labelled.legal(st)

@@ -108,3 +108,60 @@ def test_bots_play_with_amounts_they_do_not_see(engine, agents):
     st = engine.new_game(2, 5)
     play(engine, st, make_agents(agents, 2, 5, engine), max_decisions=6)
     assert engine.is_over(st) or st.decisions == 6  # played without an error
+
+
+def test_a_dealt_game_guesses_amounts_that_can_ask_the_decision_the_view_shows():
+    # For Sale, seed 0, after 15 random decisions: P3 (16 coins) is asked "bid" (1..16) while P2 has
+    # no coin left. Guessing P3's coins as P2's own (0) would ask no bid; a larger guess does.
+    from interpreter.tools.agents import make_agents as agents_for
+    sale = Engine.load(ROOT / "examples" / "forsale" / "forsale.lf")
+    st = sale.new_game(4, 0)
+    bots = agents_for("random", 4, 0)
+    for _ in range(15):
+        sale.apply(st, bots[sale.current_player(st)].choose(sale.options(st), None))
+    assert sale.decision(st)[:2] == (2, "bid") and st.counters["coins"][1] == 0
+    v = sale.view(st, 1)
+    for seed in range(5):
+        dealt = sale.determinize(v, random.Random(seed))
+        assert sale.view(dealt, 1) == v and sale.decision(dealt)[:2] == (2, "bid")
+
+
+TOGETHER_COINS = """
+game "Bids" { players 2..2 cards "tiny.toml" round_limit 3 }
+kind Token { value: int }
+counter coins = 5 per player private
+counter pot = 0 hidden
+setup { set player(1).coins = START }
+round {
+    phase bid {
+        together p in players choose n in 0..p.coins "bid" { set p.coins -= n; set pot += n }
+        set player(1).coins = 2
+    }
+}
+victory for p after bid { score c = p.coins; win if false; rank by c }
+"""
+
+
+def _bids(tmp_path, start):
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / f"b{start}.lf").write_text(TOGETHER_COINS.replace("START", str(start)))
+    return Engine.load(tmp_path / f"b{start}.lf")
+
+
+def test_another_players_trace_and_view_do_not_follow_a_private_amount(tmp_path):
+    # P1 starts with 4 coins in one game and 2 in the other; P2 may not tell the games apart: not by
+    # the number of options of P1's bid, not by a counter event that only a change would cause (P1's
+    # coins are set to 2 each round), not by the work the rules did (the view holds no step count).
+    traces, views = [], []
+    for start in (4, 2):
+        engine = _bids(tmp_path, start)
+        seen = []
+        st = engine.new_game(2, 1, sink=engine.player_sink(1, seen.append))
+        views.append(engine.view(st, 1).to_json())
+        for label in ("0", "0", "0", "0"):
+            engine.apply(st, label, engine.player_sink(1, seen.append))
+        views.append(engine.view(st, 1).to_json())
+        traces.append([(e["event"], e["player"], e["data"]) for e in seen if e["event"] != "setup"])
+    assert traces[0] == traces[1] and views[0] == views[2] and views[1] == views[3]
+    part = next(d for ev, who, d in traces[0] if ev == "choice" and who == "P1")
+    assert part["options"] == ["?"] and part["choice"] == "?"

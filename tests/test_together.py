@@ -193,3 +193,36 @@ def test_the_environment_plays_it_and_observes_no_other_part():
     events_of(engine, st, ["Red", "Green"])
     enc = env.encoder
     assert np.array_equal(enc.encode(engine.view(st, 2)), enc.encode(engine.view(swapped_choice(st, 0), 2)))
+
+
+SECRET_NUMBERS = """
+game "S" { players 2..2 cards "tiny.toml" round_limit 3 }
+kind Token { value: int }
+counter got = 0 per player
+round {
+    phase a {
+        together p in players secretly choose n in 1..3 "number" {
+            choose "confirm" by p {
+                option yes { set p.got += n }
+                option no { }
+            }
+        }
+    }
+}
+victory for p after a { score g = p.got; win if false; rank by g }
+"""
+
+
+def test_a_secret_choice_stays_secret_while_its_body_runs(tmp_path):
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "s.lf").write_text(SECRET_NUMBERS)
+    engine = Engine.load(tmp_path / "s.lf")
+    one, three = engine.new_game(2, 1), engine.new_game(2, 1)
+    events_of(engine, one, ["1", "1"])
+    events_of(engine, three, ["3", "1"])
+    # P1 confirms their number: P2 may not tell 1 from 3; P1's own view does.
+    assert engine.decision(one)[:2] == (0, "confirm") == engine.decision(three)[:2]
+    assert engine.view(one, 1) == engine.view(three, 1) and engine.view(one, 0) != engine.view(three, 0)
+    for p in (0, 1):
+        v = engine.view(three, p)
+        assert engine.view(engine.determinize(v, random.Random(p)), p) == v

@@ -361,7 +361,7 @@ class Backend:
                 return None
             who = by(rt, env) if by else fr.active
             if parts:
-                labels, values = rt.labelled(values, var, parts, env)
+                labels, values = rt.labelled(values, var, parts, env, who, elem)
             else:
                 labels, values = rt.options_for(values, elem, who)
             return rt.ask(who, prompt, labels, ir.BindDecision(var, values, elem))
@@ -406,7 +406,7 @@ class Backend:
             if not values:
                 return [], []
             if parts:
-                return rt.labelled(values, item, parts, env)
+                return rt.labelled(values, item, parts, env, p, elem)
             return rt.options_for(values, elem, p)
         self.proc.together[store] = offered
 

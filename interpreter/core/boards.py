@@ -45,7 +45,9 @@ class BoardServices:
             st.counters[name][who] = new
         else:
             st.counters[name] = new
-        if self.sink is not None and new != old:
+        if self.sink is not None and (new != old or name in self.prog.secret_counters):
+            # A counter some player does not see is recorded even unchanged: whether an event is
+            # there would tell them whether it changed.
             label = name if key is None else f"{name}[{key}]"
             if key is not None and name in self.prog.card_counters:
                 label = CardCounterName(name, self.names[st.card_def[key]], key)

@@ -409,6 +409,8 @@ class Run(ZoneServices, BoardServices):
         st = self.st
         if st.stage == "finish":
             raise RuleError("`end hand` inside the hand's own `finish`", span)
+        if not st.hand:
+            raise RuleError("`end hand` during the set-up: no hand is being played yet", span)
         st.stack.clear()
         st.queue = []
         st.stage = "finish"
@@ -567,12 +569,22 @@ class Run(ZoneServices, BoardServices):
     def label(self, value, t) -> str:
         return present.label(self.prog, self.st, value, t)
 
-    def labelled(self, values, var, parts, env):
+    def labelled(self, values, var, parts, env, chooser=None, elem=("",)):
         """Options shown by a choice's `label`: each element's values joined by spaces (a card as
         its name, numbered `#k` among the cards of that name in its place), in the collection's
-        order; elements shown alike are one option (the first of them)."""
+        order; elements shown alike are one option (the first of them). A card `chooser` does not
+        see where it lies is shown by its place, whatever the label says (present.unseen_label)."""
         saved = env.get(var)
         labels, kept, seen = [], [], set()
+        hidden = []
+        if chooser is not None and elem[0] == "card" and self.prog.may_hide_from_chooser:
+            for v in values:
+                at = present.unseen_at(self.prog, self.st, v, chooser)
+                if at is not None:
+                    hidden.append((present.natural(self.st.loc[v]), at, v))
+            if hidden:
+                away = {v for _, _, v in hidden}
+                values = [v for v in values if v not in away]
         for v in values:
             env[var] = v
             text = " ".join(present.label(self.prog, self.st, f(self, env), t, numbered=True) for f, t in parts)
@@ -581,7 +593,9 @@ class Run(ZoneServices, BoardServices):
                 labels.append(text)
                 kept.append(v)
         env[var] = saved
-        return labels, kept
+        hidden.sort()
+        return (labels + [present.unseen_label(self.st.loc[v], at) for _, at, v in hidden],
+                kept + [v for _, _, v in hidden])
 
     def options_for(self, values, elem_type, chooser=None):
         return present.options_for(self.prog, self.st, values, elem_type, chooser)

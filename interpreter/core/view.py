@@ -155,6 +155,25 @@ def _map_value(value, shape, handle, player=None):
     return [handle[c] for c in value]
 
 
+_SECRET_PARTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _secret_parts(prog) -> dict:
+    """Body name -> {store of a `together ... secretly` choosing an element: (its player's name, the
+    element's name)}: while the bodies run, the element is one player's secret."""
+    got = _SECRET_PARTS.get(prog)
+    if got is None:
+        got = {}
+        for name, proc in prog.procs.items():
+            secret = {r.store for r in proc.ir if r.op == "together_init" and r.secret}
+            parts = {r.store: (r.var, r.item) for r in proc.ir
+                     if r.op == "ask_together" and r.store in secret and r.item is not None}
+            if parts:
+                got[name] = parts
+        _SECRET_PARTS[prog] = got
+    return got
+
+
 def _together_seen(t: dict, player: int, handle) -> dict:
     """The record of a `together` (ir.AskTogether) as `player` knows it: who has chosen, what they
     chose themselves; the others' choices are unknown (value and label none) until all are revealed.
@@ -207,12 +226,16 @@ def _fill_together(prog, st: GameState, rng) -> bool:
     `_together_seen`) a value: one of the options its player has in this deal, uniformly at random
     from `rng`. False when a player has no option in this deal (the deal cannot be the game)."""
     run = None
+    steps, total = st.steps, st.total_steps  # the options worked out here are no work of the game
     for fr in st.stack:
         offered = prog.procs[fr.proc].together
         for store, ask in offered.items():
             t = fr.env.get(store)
+            part = _secret_parts(prog).get(fr.proc, {}).get(store)
+            masked = part is not None and t is not None and t["next"] is not None and \
+                part[1] in fr.env and fr.env[part[1]] is None
             if t is None or (all(label is not None for _, _, label in t["done"])
-                             and all(v is not None for _, v in t["next"] or ())):
+                             and all(v is not None for _, v in t["next"] or ()) and not masked):
                 continue
             run = run or Run(prog, st)
             var = next(r.var for r in prog.procs[fr.proc].ir if r.op == "ask_together" and r.store == store)
@@ -230,7 +253,16 @@ def _fill_together(prog, st: GameState, rng) -> bool:
                     if not labels:
                         return False
                     entry[1] = values[rng.randrange(len(values))]
+            parts = _secret_parts(prog).get(fr.proc, {})
+            if store in parts and t["next"] is not None:  # the secret choice whose body runs now
+                var_, item = parts[store]
+                if item in fr.env and fr.env[item] is None and asking is not None:
+                    labels, values = ask(run, fr, asking)
+                    if not labels:
+                        return False
+                    fr.env[item] = values[rng.randrange(len(values))]
             fr.env[var] = asking
+    st.steps, st.total_steps = steps, total
     return True
 
 
@@ -370,6 +402,7 @@ def view(prog, st: GameState, player: int) -> View:
     if prog.secret_counters:
         counters = secret_counters_seen(prog, counters, player)
     locals_ = _card_locals(prog)
+    secret_parts = _secret_parts(prog)
     stack = []
     holds_unseen = False  # whether the running body on top holds a card this player does not see
     for fr in st.stack:
@@ -384,6 +417,11 @@ def view(prog, st: GameState, player: int) -> View:
                 held = [] if v is None else [v] if shapes[k] == "card" else v
                 holds_unseen = holds_unseen or any(defs[h] is None for h in held)
             env[k] = v
+        for store, (var, item) in secret_parts.get(fr.proc, {}).items():
+            t = fr.env.get(store)
+            if t is not None and t["next"] is not None and item in env and fr.env.get(var) != player:
+                env[item] = None  # another player's secret choice, whose body is running
+                holds_unseen = True
         stack.append({"proc": fr.proc, "pc": fr.pc, "env": env, "active": fr.active})
     pending, pending_data = None, None
     d = st.pending
@@ -417,7 +455,9 @@ def view(prog, st: GameState, player: int) -> View:
         "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "slots": slot_sizes,
         "defs": defs, "backs": backs,
         "revealed": mine, "unseen": sorted(unseen), "stack": stack, "pending": pending,
-        "seq": st.seq, "decisions": st.decisions, "steps": st.steps, "total_steps": st.total_steps,
+        # Not the steps spent so far: how much work the rules did may follow from what the player
+        # does not see (the options read from a hidden amount, a hidden card's field).
+        "seq": st.seq, "decisions": st.decisions,
         "zone_limits": st.zone_limits, "keyed_init": st.keyed_init,
         "bounds": {k: list(v) for k, v in st.bounds.items()},
     }
@@ -460,18 +500,43 @@ def determinize(prog, v: View, rng) -> GameState:
             return st
         # The decision's instruction is the one before the top frame's next one: run it again on
         # the dealt cards. The cards may ask otherwise than the view shows (a card without halves
-        # asks no half, or the rules fail on it): such a deal is dealt again.
-        st.stack[-1].pc -= 1
-        try:
-            Run(prog, st).run(st)
-        except InternalError:
-            raise
-        except GameError:
-            continue
-        st.steps = deal.steps
-        if st.pending is not None and view(prog, st, v.player) == v:
-            return st
+        # asks no half, or the rules fail on it): such a deal is dealt again. So may the guessed
+        # amounts of the player asked (a bid above their coins): other guesses are tried first.
+        for guess in _guesses(prog, st, v):
+            trial = guess
+            trial.stack[-1].pc -= 1
+            try:
+                Run(prog, trial).run(trial)
+            except InternalError:
+                raise
+            except GameError:
+                continue
+            trial.steps = deal.steps
+            if trial.pending is not None and view(prog, trial, v.player) == v:
+                return trial
     raise ValueError(f"none of {_DEALS} deals of the unseen cards asks the decision this view shows")
+
+
+def _guesses(prog, st: GameState, v: View):
+    """The dealt game `st`, then copies of it with other guesses of the `private` amounts of the
+    player the view's pending decision belongs to (whose options may depend on them: a bid is
+    asked only of a player with coins above the highest bid): each such counter at its initial
+    value, then at 2, 4, 8, ... up to its `max` bound (or 2^20)."""
+    yield st.clone() if prog.secret_counters else st
+    asker = v.skeleton["pending"]["player"]
+    secret = [n for n, vis in prog.secret_counters.items()
+              if vis == "private" and not prog.model.counters[n].keyed and asker != v.player]
+    if not secret:
+        return
+    run = Run(prog, st)
+    picks = [lambda n: prog.init_exprs[n](run, {})]
+    picks += [lambda n, k=k: min(1 << k, st.bounds[n][1]) if st.bounds[n][1] is not None else 1 << k
+              for k in range(1, 21)]
+    for pick in picks:
+        other = st.clone()
+        for name in secret:
+            other.counters[name][asker] = pick(name)
+        yield other
 
 
 _DEALS = 256  # the most deals tried for a view whose pending decision is asked again
@@ -546,7 +611,8 @@ class _Deal:
             h += size
         st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
         st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
-        st.seq, st.decisions, st.steps, st.total_steps = sk["seq"], sk["decisions"], sk["steps"], sk["total_steps"]
+        st.seq, st.decisions = sk["seq"], sk["decisions"]
+        st.steps = st.total_steps = 0  # a dealt game counts its work anew
         st.zone_limits = dict(sk["zone_limits"])
         st.keyed_init = dict(sk["keyed_init"])
         st.bounds = {k: tuple(b) for k, b in sk["bounds"].items()}
@@ -554,7 +620,7 @@ class _Deal:
         self.ask_again = p is not None and bool(p.get("ask_again"))
         # Choices of a `together` this view does not know, to be given values in each deal.
         self.together = any(prog.procs[fr.proc].together for fr in st.stack)
-        self.steps = sk["steps"]
+        self.steps = 0
         if p is not None and not self.ask_again:
             st.pending = {"player": p["player"], "prompt": p["prompt"], "options": list(p["options"]),
                           "how": decision_from_json(p["how"])}

@@ -100,10 +100,12 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
         # A card turned where this player does not see it: which card, and which face of it.
         hidden = data["now"] if data["now"] in prog.names_of_hidden_faces else "?"
         data = dict(data, card="?", now=hidden)
-    elif kind == "choice" and event["player"] != f"P{player + 1}" and not data.get("public", not private):
-        data = dict(data, choice="?", options=["?"] * len(data["options"]))
     elif kind == "choice" and event["player"] != f"P{player + 1}" and data.get("options_public") is False:
-        data = dict(data, options=["?"])  # offered from an amount this player does not see: not even how many
+        # Offered from an amount this player does not see: not even how many options there were.
+        data = dict(data, options=["?"], choice=data["choice"] if data.get("public", not private) else "?")
+    elif kind == "choice" and event["player"] != f"P{player + 1}" and not data.get("public", not private):
+        # Not how many options either: equal cards are offered once, so the count tells duplicates.
+        data = dict(data, choice="?", options=["?"])
     elif kind == "together" and data.get("secret"):
         me = f"P{player + 1}"
         data = dict(data, choices={p: label if p == me else "?" for p, label in data["choices"].items()})

@@ -67,6 +67,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.game = None
         self.setup = None
         self.hand = None  # the `hand` block, if the game is played in hands
+        self._hand_part: str | None = None  # "the set-up" or "the hand's `finish`" while checking them
         self.round = None
         self.victory = None
         self.evaluation = None

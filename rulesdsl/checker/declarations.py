@@ -166,13 +166,17 @@ class DeclarationChecks:
             self.block(act.body)
             self._of_nobody = None
         if self.setup is not None:
+            self._hand_part = "the set-up"
             self.block(self.setup.body)
+            self._hand_part = None
             self.unique_steps(self.setup.body, "setup")
         if self.hand is not None:
             self.block(self.hand.start)
             if self.hand.cond is not None:
                 self.expect(self.hand.cond, (BOOL,), "the end of a hand")
+            self._hand_part = "the hand's `finish`"
             self.block(self.hand.finish)
+            self._hand_part = None
         for act in self.actions.values():
             self.unique_steps(act.body, f"action `{act.name}`")
         if self.round is not None:

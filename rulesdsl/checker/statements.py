@@ -9,6 +9,26 @@ from .expressions import _callee
 from .types import ACTION, ANY, BOOL, INT, KEYED, NONE, PIECE, PLAYER, T_list, _compatible, fits_param, show
 
 
+_ASKING = (A.ChooseOptions, A.ChooseItem, A.Pick, A.Actions, A.Together, A.Do)
+
+
+def _first_asking(body):
+    """The first statement of `body` (at any depth) that may ask a decision, or None."""
+    for s in body:
+        if isinstance(s, _ASKING):
+            return s
+        for f in attrs.fields(type(s)):
+            v = getattr(s, f.name)
+            inner = [v] if f.name in ("body", "other", "jump_body", "pass_body") and isinstance(v, tuple) else []
+            if f.name == "branches":
+                inner = [b for _, b in v]
+            for b in inner:
+                found = _first_asking(b)
+                if found is not None:
+                    return found
+    return None
+
+
 class StatementChecks:
     """The type rule of each statement (`s_NODE`) and what statements share."""
 
@@ -248,6 +268,9 @@ class StatementChecks:
         if self.hand is None:
             self.err(s, "`end hand` ends a hand, and this game is not played in hands",
                      "add a `hand { ... }` block, or write `end game`")
+        elif self._hand_part is not None:
+            self.err(s, f"`end hand` in {self._hand_part}: "
+                        + ("no hand is being played yet" if self._hand_part == "the set-up" else "the hand is ending already"))
 
     def s_Pass(self, s):
         zone = self.zones.get(s.zone)
@@ -264,6 +287,7 @@ class StatementChecks:
 
     def s_Together(self, s):
         self.expect(s.players, (T_list(PLAYER),), "the players who choose together (a list of players)")
+        self.not_kept(s.players, "this `together`'s list")
         self.bind(s, s.var, PLAYER)
         choice = s.body[0]
         if choice.by is not None:
@@ -273,6 +297,13 @@ class StatementChecks:
         self._together_choice, self._together_var = choice, s.var
         self.stmt(choice)
         self._together_choice, self._together_var = saved
+        if s.secret and isinstance(choice, A.ChooseOptions):
+            for opt in choice.options:
+                asks = _first_asking(opt.body)
+                if asks is not None:
+                    self.err(asks, "an option of a `secretly` menu may not ask anything or run an action: the "
+                                   "option being played would show the others which one was chosen",
+                             "choose an element instead (`secretly choose x in [...]`): its body is the same for all")
 
     def s_Pick(self, s):
         self.check_by(s.by, s)
