@@ -10,6 +10,7 @@ against greedy.
     python benchmarks/learned.py --configs rulesets/duel.lf:2 --train-games 40 --games 100 --jobs 2
     python benchmarks/learned.py            # every shipped ruleset (long: hours on one core)
     python benchmarks/learned.py --configs rulesets/base.lf:2 --pairs greedy-random   # greedy only
+    python benchmarks/learned.py --configs examples/sixnimmt/sixnimmt.lf:4 --pairs greedy-random
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
-        for name in ("rulesets", "cards", "lfdsl.toml"):
+        for name in ("rulesets", "cards", "examples", "lfdsl.toml"):
             source = ROOT / name
             (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
         for item in args.configs.split(","):
