@@ -22,7 +22,7 @@ from rulesdsl.errors import player_range
 
 from .core.primitives import RuleError
 from .core.position import Position
-from .core.present import unseen_at
+from .core.present import unseen_among
 from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
 from .core.runtime import GameError, InternalError, LimitError, Run
 from .core.state import GameState
@@ -277,11 +277,12 @@ class Engine:
             ids = [_value_id(v, label, elem, st) for v, label in zip(values, labels)]
             if elem[0] == "card" and self.program.may_hide_from_chooser:
                 # A card the chooser does not see is known by its place, not by what it is.
-                values = list(values)
-                for i, v in enumerate(values):
-                    at = None if v is None else unseen_at(self.program, st, v, d["player"])
-                    if at is not None:
-                        ids[i], values[i] = f"card:?{at}@{st.loc[v]}", None
+                unseen = unseen_among(self.program, st, [v for v in values if v is not None], d["player"])
+                if unseen:
+                    values = list(values)
+                    for i, v in enumerate(values):
+                        if v in unseen:
+                            ids[i], values[i] = f"card:?{unseen[v]}@{st.loc[v]}", None
         seen: dict[str, int] = {}
         out = []
         for i, label in enumerate(labels):

@@ -12,6 +12,7 @@ import functools
 import re
 
 from .place import place
+from .visibility import seen_in_place, visibility
 
 
 def label(prog, st, value, t, numbered: bool = False) -> str:
@@ -59,10 +60,33 @@ def natural(text: str) -> tuple:
 _DIGITS = re.compile(r"([0-9]+)")
 
 
+def unseen_among(prog, st, cards, player: int) -> dict:
+    """{card: its position (from 1, bottom first) in its place} for the cards of `cards` that `player`
+    does not see where they lie; each place is asked once, and a place the player sees whole (their
+    own hand, a public row) costs no more."""
+    loc = st.loc
+    hiding = [key for key in {loc[card] for card in cards} if not _sees_whole(prog, key, player)]
+    if not hiding:
+        return {}
+    out = {}
+    for card in cards:
+        if loc[card] in hiding:
+            at = unseen_at(prog, st, card, player)
+            if at is not None:
+                out[card] = at
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _sees_whole(prog, key: str, player: int) -> bool:
+    """Whether `player` sees every card of place `key` (a fact of the ruleset, kept per program)."""
+    vis = visibility(prog, key)
+    return vis != "top" and seen_in_place(vis, key, player, False)
+
+
 def unseen_at(prog, st, card: int, player: int):
     """The position (from 1, bottom first) of `card` in its place when `player` does not see it
     there (a card held facing the others, another player's hand), else None."""
-    from .visibility import seen_in_place, visibility  # visibility.py reads keys as this module does
     key = st.loc[card]
     cards = st.zones.get(key)
     if cards is None:  # a grid's cell: seen as the grid is
@@ -87,11 +111,7 @@ def options_for(prog, st, values, elem_type, chooser=None):
     order: a name, or an order by names, would tell them what it is."""
     kind = elem_type[0]
     if kind == "card" and chooser is not None and prog.may_hide_from_chooser:
-        hidden = []
-        for v in values:
-            at = unseen_at(prog, st, v, chooser)
-            if at is not None:
-                hidden.append((natural(st.loc[v]), at, v))
+        hidden = [(natural(st.loc[v]), at, v) for v, at in unseen_among(prog, st, values, chooser).items()]
         if hidden:
             away = {v for _, _, v in hidden}
             labels, kept = options_for(prog, st, [v for v in values if v not in away], elem_type)

@@ -578,10 +578,8 @@ class Run(ZoneServices, BoardServices):
         labels, kept, seen = [], [], set()
         hidden = []
         if chooser is not None and elem[0] == "card" and self.prog.may_hide_from_chooser:
-            for v in values:
-                at = present.unseen_at(self.prog, self.st, v, chooser)
-                if at is not None:
-                    hidden.append((present.natural(self.st.loc[v]), at, v))
+            hidden = [(present.natural(self.st.loc[v]), at, v)
+                      for v, at in present.unseen_among(self.prog, self.st, values, chooser).items()]
             if hidden:
                 away = {v for _, _, v in hidden}
                 values = [v for v in values if v not in away]
