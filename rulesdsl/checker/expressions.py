@@ -202,7 +202,11 @@ class ExpressionChecks:
             if not _compatible(it, INT):
                 self.err(e.index, f"a list index must be int, got {show(it)}")
             return ot[1]
-        if ot != ANY:
+        if ot[0] == "zone":
+            self.err(e, f"a zone of {ot[1]} cannot be indexed",
+                     "`NAME[KEY]` names one zone of a zone kept per value (`per NAME`); a zone's cards are "
+                     "read with `top`, `first`, `where`...")
+        elif ot != ANY:
             self.err(e, f"{show(ot)} cannot be indexed")
         return ANY
 
