@@ -43,6 +43,14 @@ def pytest_unconfigure(config):
 NOT_WATCHED = frozenset({".venv", ".git", "__pycache__"})
 
 
+def player_traces(engine, *seats):
+    """([the events each seat's player reads], a sink feeding every one of them): the traces of
+    `seats` (from 0) as those players see the game (`Engine.player_sink`)."""
+    traces = [[] for _ in seats]
+    sinks = [engine.player_sink(seat, trace.append) for seat, trace in zip(seats, traces)]
+    return traces, lambda event: [sink(event) for sink in sinks]
+
+
 def tree_listing(root: Path) -> set[str]:
     """Every file and folder under `root`, as POSIX paths relative to it, except the folders (and
     files) named in `NOT_WATCHED` and all they contain."""

@@ -8,13 +8,12 @@ import random
 
 import pytest
 
-from interpreter.core.view import PlayerSink
 from interpreter.engine import Engine
 from interpreter.tools.agents import make_agents, play
 from rulesdsl import unparse
 from rulesdsl.parser import parse
 
-from .conftest import ROOT
+from .conftest import ROOT, player_traces
 
 RULESET = ROOT / "tests" / "rulesets" / "facing.lf"
 
@@ -68,9 +67,8 @@ def test_another_player_points_at_a_card_they_see_by_its_name(engine):
 
 
 def test_the_owners_trace_and_a_dealt_game_keep_their_own_cards_from_them(engine):
-    own, other = [], []
-    sinks = [PlayerSink(engine.program, 0, own.append), PlayerSink(engine.program, 1, other.append)]
-    st = engine.new_game(2, 1, sink=lambda e: [s(e) for s in sinks])
+    (own, other), both = player_traces(engine, 0, 1)
+    st = engine.new_game(2, 1, sink=both)
     draws = [(e["data"]["card"], e["data"]["to"]) for e in own if e["event"] == "move"]
     assert draws[:2] == [("?", "P1.hand"), ("?", "P1.hand")] and all(c != "?" for c, _ in draws[2:])
     assert [c for c, to in ((e["data"]["card"], e["data"]["to"]) for e in other if e["event"] == "move")

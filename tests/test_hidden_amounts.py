@@ -9,12 +9,11 @@ import random
 import numpy as np
 import pytest
 
-from interpreter.core.view import PlayerSink
 from interpreter.engine import Engine
 from interpreter.env import ObservationEncoder
 from interpreter.tools.trace import render
 
-from .conftest import ROOT
+from .conftest import ROOT, player_traces
 
 RULESET = ROOT / "tests" / "rulesets" / "amounts.lf"
 
@@ -66,9 +65,8 @@ def test_a_choice_offered_by_a_hidden_amount_keeps_its_options_from_the_others(e
     assert engine.view(st, 1) == engine.view(with_coins(st, 0, 2), 1)
     dealt = engine.determinize(engine.view(st, 1), random.Random(1))
     assert engine.current_player(dealt) == 0
-    own, other = [], []
-    sinks = [PlayerSink(engine.program, 0, own.append), PlayerSink(engine.program, 1, other.append)]
-    engine.apply(st, "3", lambda e: [s(e) for s in sinks])
+    (own, other), both = player_traces(engine, 0, 1)
+    engine.apply(st, "3", both)
     mine = next(e for e in own if e["event"] == "choice")
     theirs = next(e for e in other if e["event"] == "choice")
     assert mine["data"]["options"] == ["0", "1", "2", "3", "4", "5"] and mine["data"]["choice"] == "3"
@@ -87,7 +85,7 @@ def test_a_players_state_event_and_sight_show_only_what_they_see(engine):
     engine.apply(st, "1", events.append)
     engine.apply(st, "0", events.append)
     state = next(e for e in events if e["event"] == "state")
-    seen = PlayerSink(engine.program, 1, (got := []).append)
+    seen = engine.player_sink(1, (got := []).append)
     seen(state)
     assert state["data"]["counters"]["coins"] == [4, 5] and state["data"]["counters"]["pot"] == 1
     assert got[0]["data"]["counters"]["coins"] == ["?", 5] and got[0]["data"]["counters"]["pot"] == "?"

@@ -9,7 +9,6 @@ import pytest
 
 from interpreter.bots.features import FeatureLayout
 from interpreter.core.place import Place, place
-from interpreter.core.view import PlayerSink
 from interpreter.engine import Engine
 from interpreter.env import ObservationEncoder
 from interpreter.tools.agents import make_agents, play
@@ -17,7 +16,7 @@ from interpreter.tools.trace import render
 from rulesdsl import unparse
 from rulesdsl.parser import parse
 
-from .conftest import ROOT
+from .conftest import ROOT, player_traces
 
 KEYED = ROOT / "tests" / "rulesets" / "keyed.lf"
 DRAFT = ROOT / "tests" / "rulesets" / "draft.lf"
@@ -103,10 +102,9 @@ def test_every_hand_goes_to_the_next_player_at_once(draft):
 
 def test_a_draft_keeps_each_choice_from_the_others(draft):
     st = draft.new_game(3, 1)
-    own, other = [], []
-    sinks = [PlayerSink(draft.program, 0, own.append), PlayerSink(draft.program, 1, other.append)]
+    (own, other), both = player_traces(draft, 0, 1)
     for label in ["Red 1", "Red 2", "Red 1"]:
-        draft.apply(st, label, lambda e: [s(e) for s in sinks])
+        draft.apply(st, label, both)
     assert next(e for e in own if e["event"] == "together")["data"]["choices"] == {"P1": "Red 1", "P2": "?", "P3": "?"}
     assert next(e for e in other if e["event"] == "together")["data"]["choices"] == {"P1": "?", "P2": "Red 2", "P3": "?"}
     # Nor is a kept card shown to all: P2 does not see what P1 kept.

@@ -13,14 +13,13 @@ import pytest
 from interpreter.bots.evaluation import Evaluation
 from interpreter.bots.lookahead import _scored
 from interpreter.core.chance import Sampler
-from interpreter.core.view import PlayerSink
 from interpreter.engine import Engine
 from interpreter.env import RulesetAECEnv
 from interpreter.tools.agents import make_agents, play
 from rulesdsl import unparse
 from rulesdsl.parser import parse
 
-from .conftest import ROOT
+from .conftest import ROOT, player_traces
 
 RULESET = ROOT / "tests" / "rulesets" / "together.lf"
 
@@ -141,10 +140,9 @@ def test_a_dealt_game_gives_the_choices_it_does_not_know_a_legal_value(engine):
 
 def test_a_players_trace_masks_the_others_parts_and_shows_the_reveal(engine):
     st = engine.new_game(3, 3)
-    own, other = [], []
-    sinks = [PlayerSink(engine.program, 0, own.append), PlayerSink(engine.program, 1, other.append)]
+    (own, other), both = player_traces(engine, 0, 1)
     for label in ["Red", "Green", "Blue"]:
-        engine.apply(st, label, lambda e: [s(e) for s in sinks])
+        engine.apply(st, label, both)
     def parts(trace):
         return [(e["player"], e["data"]["choice"]) for e in trace if e["event"] == "choice"]
     assert parts(own) == [("P1", "Red"), ("P2", "?"), ("P3", "?")]

@@ -389,7 +389,6 @@ class Backend:
             item = r.item
             parts = [(self.c.expr(e), t) for e, t in r.label]
         at = self.proc.ir.index(r)
-        everyone_sees = (lambda st: (1 << st.player_count) - 1)
 
         def offered(rt, fr, p):
             """The labels and values `p` may choose among (values: a menu's option starts)."""
@@ -408,7 +407,7 @@ class Backend:
             if parts:
                 return rt.labelled(values, item, parts, env, p, elem)
             return rt.options_for(values, elem, p)
-        self.proc.together[store] = offered
+        self.proc.together[store] = (offered, var, None if menu else item)
 
         def ask(rt, fr):
             t = fr.env[store]
@@ -435,7 +434,7 @@ class Backend:
                 if elem and elem[0] == "card" and not t["secret"]:
                     st = rt.st
                     for _, card, _ in done:
-                        st.revealed[card] = everyone_sees(st)
+                        st.revealed[card] = (1 << st.player_count) - 1  # every seat's bit
             t["done"] = []
             t["next"] = [[q, v] for q, v, _ in done]
             return None

@@ -30,8 +30,9 @@ class Proc:
         self.params: tuple = ()
         self.requires = None
         self.acting = True  # an action's or routine's first parameter is its acting player
-        # Per `together` temporary: offered(rt, frame, player) -> (labels, values), what the player
-        # may choose (a view's dealing fills in the choices it hides with it, view.py).
+        # Per `together` temporary: (offered(rt, frame, player) -> (labels, values), what the player
+        # may choose; the name of its player; the name of its element, None for a menu). A view
+        # hides the choices with them and its dealing fills them in (view.py).
         self.together: dict = {}
 
 

@@ -97,6 +97,19 @@ def unseen_at(prog, st, card: int, player: int):
     return cards.index(card) + 1
 
 
+def split_unseen(prog, st, values, chooser):
+    """(the values `chooser` sees, [(label, value)] for the cards they do not see where they lie,
+    labelled by place and in place order): how a choice offers cards its chooser does not see."""
+    if chooser is None or not prog.may_hide_from_chooser:
+        return values, []
+    unseen = unseen_among(prog, st, values, chooser)
+    if not unseen:
+        return values, []
+    loc = st.loc
+    hidden = sorted((natural(loc[v]), at, v) for v, at in unseen.items())
+    return [v for v in values if v not in unseen], [(unseen_label(loc[v], at), v) for _, at, v in hidden]
+
+
 def unseen_label(key: str, position: int) -> str:
     """How a card the chooser does not see is offered: by its place, `card 3 of P1.hand`."""
     return f"card {position} of {key}"
@@ -110,14 +123,11 @@ def options_for(prog, st, values, elem_type, chooser=None):
     facing the others) is offered by its place (`unseen_label`), after the cards they see, in place
     order: a name, or an order by names, would tell them what it is."""
     kind = elem_type[0]
-    if kind == "card" and chooser is not None and prog.may_hide_from_chooser:
-        hidden = [(natural(st.loc[v]), at, v) for v, at in unseen_among(prog, st, values, chooser).items()]
+    if kind == "card" and chooser is not None:
+        values, hidden = split_unseen(prog, st, values, chooser)
         if hidden:
-            away = {v for _, _, v in hidden}
-            labels, kept = options_for(prog, st, [v for v in values if v not in away], elem_type)
-            hidden.sort()
-            return (labels + [unseen_label(st.loc[v], at) for _, at, v in hidden],
-                    kept + [v for _, _, v in hidden])
+            labels, kept = options_for(prog, st, values, elem_type)
+            return labels + [label for label, _ in hidden], kept + [v for _, v in hidden]
     if kind == "card":
         seen = {}
         for v in values:

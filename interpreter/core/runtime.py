@@ -577,12 +577,8 @@ class Run(ZoneServices, BoardServices):
         saved = env.get(var)
         labels, kept, seen = [], [], set()
         hidden = []
-        if chooser is not None and elem[0] == "card" and self.prog.may_hide_from_chooser:
-            hidden = [(present.natural(self.st.loc[v]), at, v)
-                      for v, at in present.unseen_among(self.prog, self.st, values, chooser).items()]
-            if hidden:
-                away = {v for _, _, v in hidden}
-                values = [v for v in values if v not in away]
+        if elem[0] == "card":
+            values, hidden = present.split_unseen(self.prog, self.st, values, chooser)
         for v in values:
             env[var] = v
             text = " ".join(present.label(self.prog, self.st, f(self, env), t, numbered=True) for f, t in parts)
@@ -591,9 +587,7 @@ class Run(ZoneServices, BoardServices):
                 labels.append(text)
                 kept.append(v)
         env[var] = saved
-        hidden.sort()
-        return (labels + [present.unseen_label(self.st.loc[v], at) for _, at, v in hidden],
-                kept + [v for _, _, v in hidden])
+        return labels + [label for label, _ in hidden], kept + [v for _, v in hidden]
 
     def options_for(self, values, elem_type, chooser=None):
         return present.options_for(self.prog, self.st, values, elem_type, chooser)

@@ -155,25 +155,6 @@ def _map_value(value, shape, handle, player=None):
     return [handle[c] for c in value]
 
 
-_SECRET_PARTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _secret_parts(prog) -> dict:
-    """Body name -> {store of a `together ... secretly` choosing an element: (its player's name, the
-    element's name)}: while the bodies run, the element is one player's secret."""
-    got = _SECRET_PARTS.get(prog)
-    if got is None:
-        got = {}
-        for name, proc in prog.procs.items():
-            secret = {r.store for r in proc.ir if r.op == "together_init" and r.secret}
-            parts = {r.store: (r.var, r.item) for r in proc.ir
-                     if r.op == "ask_together" and r.store in secret and r.item is not None}
-            if parts:
-                got[name] = parts
-        _SECRET_PARTS[prog] = got
-    return got
-
-
 def _together_seen(t: dict, player: int, handle) -> dict:
     """The record of a `together` (ir.AskTogether) as `player` knows it: who has chosen, what they
     chose themselves; the others' choices are unknown (value and label none) until all are revealed.
@@ -228,39 +209,30 @@ def _fill_together(prog, st: GameState, rng) -> bool:
     run = None
     steps, total = st.steps, st.total_steps  # the options worked out here are no work of the game
     for fr in st.stack:
-        offered = prog.procs[fr.proc].together
-        for store, ask in offered.items():
+        for store, (ask, var, item) in prog.procs[fr.proc].together.items():
             t = fr.env.get(store)
-            part = _secret_parts(prog).get(fr.proc, {}).get(store)
-            masked = part is not None and t is not None and t["next"] is not None and \
-                part[1] in fr.env and fr.env[part[1]] is None
-            if t is None or (all(label is not None for _, _, label in t["done"])
-                             and all(v is not None for _, v in t["next"] or ()) and not masked):
+            if t is None:
+                continue
+            asking = fr.env.get(var)
+            # While a secret choice's body runs, its element is hidden from the others (`view`).
+            running = t["next"] is not None and item in fr.env and fr.env[item] is None
+            unknown = [e for e in t["done"] if e[2] is None] + [e for e in t["next"] or () if e[1] is None]
+            if not unknown and not running:
                 continue
             run = run or Run(prog, st)
-            var = next(r.var for r in prog.procs[fr.proc].ir if r.op == "ask_together" and r.store == store)
-            asking = fr.env.get(var)
-            for entry in t["done"]:
-                if entry[2] is None:
-                    labels, values = ask(run, fr, entry[0])
-                    if not labels:
-                        return False
-                    i = rng.randrange(len(labels))
-                    entry[1], entry[2] = values[i], labels[i]
-            for entry in t["next"] or ():  # secret choices not yet run: what the player has now
-                if entry[1] is None:
-                    labels, values = ask(run, fr, entry[0])
-                    if not labels:
-                        return False
-                    entry[1] = values[rng.randrange(len(values))]
-            parts = _secret_parts(prog).get(fr.proc, {})
-            if store in parts and t["next"] is not None:  # the secret choice whose body runs now
-                var_, item = parts[store]
-                if item in fr.env and fr.env[item] is None and asking is not None:
-                    labels, values = ask(run, fr, asking)
-                    if not labels:
-                        return False
-                    fr.env[item] = values[rng.randrange(len(values))]
+            for entry in unknown:
+                labels, values = ask(run, fr, entry[0])
+                if not labels:
+                    return False
+                i = rng.randrange(len(labels))
+                entry[1] = values[i]
+                if len(entry) == 3:  # a choice not yet revealed keeps its label
+                    entry[2] = labels[i]
+            if running and asking is not None:
+                labels, values = ask(run, fr, asking)
+                if not labels:
+                    return False
+                fr.env[item] = values[rng.randrange(len(values))]
             fr.env[var] = asking
     st.steps, st.total_steps = steps, total
     return True
@@ -402,7 +374,6 @@ def view(prog, st: GameState, player: int) -> View:
     if prog.secret_counters:
         counters = secret_counters_seen(prog, counters, player)
     locals_ = _card_locals(prog)
-    secret_parts = _secret_parts(prog)
     stack = []
     holds_unseen = False  # whether the running body on top holds a card this player does not see
     for fr in st.stack:
@@ -417,9 +388,9 @@ def view(prog, st: GameState, player: int) -> View:
                 held = [] if v is None else [v] if shapes[k] == "card" else v
                 holds_unseen = holds_unseen or any(defs[h] is None for h in held)
             env[k] = v
-        for store, (var, item) in secret_parts.get(fr.proc, {}).items():
+        for store, (_, var, item) in prog.procs[fr.proc].together.items():
             t = fr.env.get(store)
-            if t is not None and t["next"] is not None and item in env and fr.env.get(var) != player:
+            if t is not None and t["secret"] and t["next"] is not None and item in env and fr.env.get(var) != player:
                 env[item] = None  # another player's secret choice, whose body is running
                 holds_unseen = True
         stack.append({"proc": fr.proc, "pc": fr.pc, "env": env, "active": fr.active})

@@ -41,24 +41,18 @@ class StatementChecks:
             return None
         seen, todo = set(), [e]
         while todo:
-            n = todo.pop()
-            if isinstance(n, A.Attr):
-                r = self.decided.reads.get(n)
-                if r is not None and r.what == "player_counter" and n.name in secret:
-                    return n.name
-            elif isinstance(n, (A.Name, A.Call)):
-                b = self.res.bindings.get(n)
-                if b is not None and b.kind == "counter" and b.name in secret:
-                    return b.name
-                if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
-                    seen.add(id(b.decl))
-                    todo.append(b.decl.body)
-            for f in attrs.fields(type(n)) if attrs.has(type(n)) else ():
-                v = getattr(n, f.name)
-                if isinstance(v, tuple):
-                    todo.extend(x for x in v if attrs.has(type(x)) and not isinstance(x, A.Span))
-                elif attrs.has(type(v)) and not isinstance(v, A.Span):
-                    todo.append(v)
+            for n in A.walk(todo.pop()):
+                if isinstance(n, A.Attr):
+                    r = self.decided.reads.get(n)
+                    if r is not None and r.what == "player_counter" and n.name in secret:
+                        return n.name
+                elif isinstance(n, (A.Name, A.Call)):
+                    b = self.res.bindings.get(n)
+                    if b is not None and b.kind == "counter" and b.name in secret:
+                        return b.name
+                    if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
+                        seen.add(id(b.decl))  # a definition's body, once
+                        todo.append(b.decl.body)
         return None
 
     def not_kept(self, e, what: str):
