@@ -75,6 +75,8 @@ class PlaceSeen(NamedTuple):
     first: int             # the handle of its first card (the bottom one, or a grid's first cell)
     cards: tuple           # per card, bottom to top (a grid: by cell): its definition, or None unseen
     cells: tuple | None    # a grid's filled cells (indexes), in the order of `cards`; else None
+    unknown: bool = False  # a zone whose size the player does not know (`size private`, `size hidden`):
+    #                        `cards` is empty, and its cards have the last handles of the view
 
 
 class Engine:
@@ -340,6 +342,9 @@ class Engine:
         out = []
         h = 0
         for key, size in sk["zones"]:
+            if size is None:
+                out.append(PlaceSeen(key, "zone", h, (), None, True))
+                continue
             out.append(PlaceSeen(key, "zone", h, tuple(defs[h:h + size]), None))
             h += size
         for key, cells in sk["grids"]:

@@ -276,6 +276,7 @@ class ZoneDecl:
     span: Span
     by: str | None = None  # `per NAME`: one zone per value of the enum (or enum field) NAME
     keys: tuple = ()       # those values, once the checker has found them
+    size: str = "public"   # who knows how many cards it holds: `public`, `private` (its owner), `hidden`
 
     @property
     def hidden(self) -> bool:

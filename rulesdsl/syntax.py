@@ -347,11 +347,25 @@ class _ToAst(Transformer):
     def zopt_limit(self, c):
         return ("limit", c[0])
 
+    def _size(self, word, seen_by: str):
+        if str(word) != "size":
+            span = A.Span(word.line, word.column, word.end_line, word.end_column, self.path)
+            raise _GrammarMisuse(A.Lit(None, span), f"unexpected `{word}` among a zone's options: write "
+                                 f"`size {seen_by}` to keep how many cards it holds from some players")
+        return ("size", seen_by)
+
+    def zsize_private(self, c):
+        return self._size(c[0], "private")
+
+    def zsize_hidden(self, c):
+        return self._size(c[0], "hidden")
+
     @v_args(meta=True)
     def zone_decl(self, meta, c):
         opts = dict(c[3:])
         return A.ZoneDecl(str(c[0]), c[1], str(c[2]), opts.get("visibility", "public"),
-                          opts.get("per_player", False), opts.get("limit"), self.span(meta), opts.get("by"))
+                          opts.get("per_player", False), opts.get("limit"), self.span(meta), opts.get("by"),
+                          size=opts.get("size", "public"))
 
     def counter_map(self, c):
         return True

@@ -237,7 +237,8 @@ def item(d) -> list[str]:
     if t is A.ZoneDecl:
         opts = _VISIBILITY[d.visibility] + (" per player" if d.per_player else "") + (
             f" per {d.by}" if d.by else "") + (
-            f" limit {expr(d.limit)}" if d.limit is not None else "")
+            f" limit {expr(d.limit)}" if d.limit is not None else "") + (
+            f" size {d.size}" if d.size != "public" else "")
         return [f"zone {d.name}: {d.shape} of {d.kind}{opts}"]
     if t is A.CounterDecl:
         opts = (" per player" if d.per_player else "") + (f" min {expr(d.low)}" if d.low is not None else "") + (

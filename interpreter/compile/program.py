@@ -121,6 +121,8 @@ class Program:
             sl.visibility in ("private", "others") for k in model.kinds.values() for sl in k.slots)
         # Counters not every player sees: name -> "private" (its owner only) or "hidden" (nobody).
         self.secret_counters = {c.name: c.visibility for c in model.counters.values() if c.visibility != "public"}
+        # Zones whose size not every player knows: name -> "private" (its owner only) or "hidden".
+        self.secret_sizes = {z.name: z.size for z in model.zones.values() if z.size != "public"}
         self.grid_meta = {g.name: self._grid_meta(g, comp) for g in model.grids.values()}
         self.track_meta = {t.name: self._track_meta(t, comp) for t in model.tracks.values()}
         instructions = Compiler(model, comp).compile_all(Backend(comp))

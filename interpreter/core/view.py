@@ -37,7 +37,7 @@ from .ir import decision_from_json, decision_json
 from .place import place, slot_key
 from .runtime import GameError, InternalError, Run
 from .state import Frame, GameState, Zones, copy_value
-from .visibility import has_private_place, player_event, seen_in_place
+from .visibility import has_private_place, player_event, seen_in_place, size_known
 from .visibility import visibility as _visibility
 
 __all__ = ["View", "view", "determinize", "Sight", "sight"]
@@ -239,10 +239,11 @@ def _fill_together(prog, st: GameState, rng) -> bool:
 
 
 def offer_is_secret(prog, st, d=None) -> bool:
-    """Whether the pending decision (or `d`, being answered) offers what a counter some player does not see allows (a bid up
-    to one's hidden money): the others may not know the options, even how many there are."""
+    """Whether the pending decision (or `d`, being answered) offers what a counter some player does
+    not see allows (a bid up to one's hidden money), or what a zone whose size some player does not
+    know holds: the others may not know the options, even how many there are."""
     d = d or st.pending
-    if not prog.secret_counters or d is None or not st.stack:
+    if not (prog.secret_counters or prog.secret_sizes) or d is None or not st.stack:
         return False
     fr = st.stack[-1]
     records = prog.procs[fr.proc].ir
@@ -329,9 +330,16 @@ def view(prog, st: GameState, player: int) -> View:
         unseen.append(d)
         return None
     slots = []
+    unsized = []  # the zones whose size this player does not know: their cards are handled last
+    sizes_kept = prog.secret_sizes
     for key, cards in st.zones.items():
         if place(key).host is not None:
             slots.append((key, cards))
+            continue
+        if sizes_kept and not size_known(prog, key, player):
+            unsized.append(cards)
+            zones_data[key] = None
+            zone_sizes.append([key, None])
             continue
         zones_data[key] = _added(add, cards, _visibility(prog, key), key, player)
         zone_sizes.append([key, len(cards)])
@@ -366,6 +374,13 @@ def view(prog, st: GameState, player: int) -> View:
             level.extend(c for c in cards if c in by_host)
     if by_host:
         raise ValueError("a card's slot whose card is nowhere")
+    # The cards of the zones whose size is not known, after every other card, so that no handle
+    # tells how many there are before it; none is seen there, even one revealed to the player.
+    for cards in unsized:
+        for card in cards:
+            handle[card] = len(defs)
+            defs.append(None)
+            unseen.append(st.card_def[card])
     counters = st.counters
     if prog.card_counters:  # a card's counter is keyed by its handle, as its slots are
         counters = dict(counters)
@@ -457,6 +472,8 @@ def determinize(prog, v: View, rng) -> GameState:
             rng.shuffle(pool)
             for hole, d in zip(holes, pool):
                 defs[hole] = d
+        for cards, keys in deal.unsized:  # the cards of zones of unknown size, shared out among them
+            _share(st, cards, keys, rng)
         for h, face in deal.backs:  # a card dealt to a face-down place shows that face
             defs[h] = faces[defs[h]][face]
         if deal.together:
@@ -513,12 +530,26 @@ def _guesses(prog, st: GameState, v: View):
 _DEALS = 256  # the most deals tried for a view whose pending decision is asked again
 
 
+def _share(st: GameState, cards: list, keys: list, rng) -> None:
+    """Put `cards` in the zones `keys` (of one kind, their sizes unknown), as evenly as they go: the
+    zones that take one card more are drawn from `rng`."""
+    each, more = divmod(len(cards), len(keys))
+    larger = set(rng.sample(range(len(keys)), more)) if more else ()
+    at = 0
+    for i, key in enumerate(keys):
+        n = each + (i in larger)
+        st.zones[key] = held = cards[at:at + n]
+        for c in held:
+            st.loc[c] = key
+        at += n
+
+
 class _Deal:
     """What every determinization of one view shares: a template game whose unseen cards are
     missing (`None`), the holes and the unseen definitions of each kind, the face-down cards, and
     the decision to ask again, if any."""
 
-    __slots__ = ("prog", "template", "kinds", "backs", "ask_again", "steps", "together")
+    __slots__ = ("prog", "template", "kinds", "backs", "ask_again", "steps", "together", "unsized")
 
     def __init__(self, prog, v: View):
         sk = v.skeleton
@@ -538,8 +569,12 @@ class _Deal:
         kind_of = dict(enumerate(prog.def_kind))
         holes_by_kind: dict = {}
         places = []
+        unsized_keys: dict = {}  # kind -> the zones of that kind whose size the view does not know
         for key, size in sk["zones"]:
-            places.append((key, size, prog.kind_of_zone[place(key).name]))
+            if size is None:
+                unsized_keys.setdefault(prog.kind_of_zone[place(key).name], []).append(key)
+            else:
+                places.append((key, size, prog.kind_of_zone[place(key).name]))
         for key, cells in sk["grids"]:
             places.append((key, len(cells), prog.model.grids[place(key).name].kind))
         for key, size in sk["slots"]:
@@ -553,6 +588,19 @@ class _Deal:
         pool_by_kind: dict = {}
         for d in sk["unseen"]:
             pool_by_kind.setdefault(kind_of[d], []).append(d)
+        # The cards of the zones of unknown size come last, after the others' handles: the unseen
+        # cards of each kind that no known place holds, shared out among that kind's such zones.
+        self.unsized = []
+        for kind, keys in sorted(unsized_keys.items()):
+            n = len(pool_by_kind.get(kind, ())) - len(holes_by_kind.get(kind, ()))
+            if n < 0:
+                raise ValueError(f"the view's unseen cards do not fill its places of kind {kind}")
+            block = list(range(h, h + n))
+            holes_by_kind.setdefault(kind, []).extend(block)
+            self.unsized.append((block, keys))
+            h += n
+        if h != len(defs):
+            raise ValueError("the view's cards of zones of unknown size are not of those zones' kinds")
         self.kinds = []
         for kind in sorted(holes_by_kind):
             holes = holes_by_kind[kind]
@@ -565,6 +613,9 @@ class _Deal:
         st.loc = []
         h = 0
         for key, size in sk["zones"]:
+            if size is None:  # dealt its cards in each game (`_share`), in its place among the zones
+                st.zones[key] = []
+                continue
             st.zones[key] = list(range(h, h + size))
             st.loc.extend([key] * size)
             h += size
@@ -580,6 +631,8 @@ class _Deal:
             st.zones[key] = list(range(h, h + size))
             st.loc.extend([key] * size)
             h += size
+        for block, keys in self.unsized:
+            st.loc.extend([keys[0]] * len(block))
         st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
         st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
         st.seq, st.decisions = sk["seq"], sk["decisions"]
@@ -628,7 +681,8 @@ class Sight:
     seat it belongs to (a card's slot: the seat of the place its card lies in, None when shared),
     "zone", "grid" or "slot", and per card the definition seen or None. With the game's public
     values: round, phase, the counters that are neither keyed nor a card's, markers, tracks, and
-    which cells of each grid are filled (as a view shows, seen cards or not). Built
+    which cells of each grid are filled (as a view shows, seen cards or not). A zone whose size the
+    player does not know holds no card there. Built
     from the same facts as the view (visibility.py decides), and holding no card's number."""
 
     __slots__ = ("player", "round", "phase_index", "over", "places", "counters", "markers", "tracks", "cells")
@@ -665,12 +719,16 @@ def sight(prog, st: GameState, player: int) -> Sight:
 
     places = []
     slots = []
+    sizes_kept = prog.secret_sizes
     for key, cards in st.zones.items():
         where = place(key)
         if where.host is not None:
             slots.append((where, key, cards))
         else:
             name = where.name if where.part is None else key  # a zone kept per value: by its key
+            if sizes_kept and not size_known(prog, key, player):
+                places.append((name, where.owner, "zone", ()))  # not even how many: counted as none
+                continue
             places.append((name, where.owner, "zone", seen(cards, _visibility(prog, key), key)))
     filled = {}
     for key, cells in st.grids.items():

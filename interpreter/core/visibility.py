@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .place import place, unnumbered_slot_key
 
-__all__ = ["CardCounterName", "visibility", "seen_in_place", "sees", "has_private_place", "player_event"]
+__all__ = ["CardCounterName", "visibility", "seen_in_place", "sees", "size_known", "has_private_place", "player_event"]
 
 
 def visibility(prog, key: str) -> str:
@@ -44,6 +44,15 @@ def seen_in_place(vis: str, key: str, player: int | None, top: bool) -> bool:
 def sees(prog, key: str, player: int | None, top: bool) -> bool:
     """Whether `player` (None: some player) sees a card in place `key` (`top`: as its top card)."""
     return seen_in_place(visibility(prog, key), key, player, top)
+
+
+def size_known(prog, key: str, player: int | None) -> bool:
+    """Whether `player` (None: some player, whoever) knows how many cards zone `key` holds: always,
+    unless its declaration keeps its size `private` to its owner or `hidden` from everyone."""
+    size = prog.secret_sizes.get(place(key).name) if prog.secret_sizes else None
+    if size is None or player is None:
+        return True
+    return size == "private" and place(key).owner == player
 
 
 def has_private_place(prog) -> bool:
@@ -127,9 +136,34 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
         if prog.secret_counters:
             from .view import secret_counters_seen  # view.py builds on this module
             data["counters"] = secret_counters_seen(prog, data["counters"], player, "?")
+    if prog.secret_sizes:
+        data = _sizes_masked(prog, player, kind, data)
     if prog.slot_meta or prog.card_counters:
         data = _without_card_numbers(data)
     return dict(event, data=data)
+
+
+def _sizes_masked(prog, player: int, kind: str, data: dict) -> dict:
+    """`data` without the sizes of the zones whose size `player` does not know (`size_known`): a
+    card moved into or out of such a zone keeps the other place only (the zone is written `?`; the
+    card was masked already where neither place shows it), a shuffle, a refill or a pass does not say
+    how many cards it moved there, and a `state` event writes such a zone `?`."""
+    def unknown(key):
+        return isinstance(key, str) and not size_known(prog, key, player)
+    if kind in ("move", "place"):
+        hidden = {f: "?" for f in ("from", "to") if unknown(data.get(f))}
+        if hidden:
+            return dict(data, **hidden)
+    elif kind == "shuffle" and unknown(data.get("zone")):
+        return dict(data, cards="?")
+    elif kind == "refill" and (unknown(data.get("zone")) or unknown(data.get("from"))):
+        return dict(data, cards="?")
+    elif kind == "pass" and isinstance(data.get("cards"), dict):
+        keys = prog.player_keys[data["zone"]]
+        return dict(data, cards={p: "?" if unknown(keys[int(p[1:]) - 1]) else n for p, n in data["cards"].items()})
+    elif kind == "state":
+        return dict(data, zones={k: "?" if unknown(k) else cards for k, cards in data["zones"].items()})
+    return data
 
 
 def _without_card_numbers(data: dict) -> dict:

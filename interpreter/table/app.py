@@ -62,6 +62,9 @@ def board_text(engine, st, seat: int) -> str:
             out.append(text)
         return out
     for key, cards in sorted(data["zones"].items()):
+        if cards is None:
+            lines.append(f"{key}: ? cards")
+            continue
         if not cards or place(key).host is not None:
             continue
         if all(c is None for c in cards):

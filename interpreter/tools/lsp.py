@@ -59,10 +59,11 @@ EXIT_OK, EXIT_NO_SHUTDOWN, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 4  # as the 
 log = logging.getLogger("lfdsl.lsp")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-# The language's words, as the reference grammar writes them (so completion never drifts from it).
+# The language's words, as the reference grammar writes them (so completion never drifts from it),
+# and the one it reads as a name where it stands, so that it may name a field too (`size private`).
 _GRAMMAR = os.path.join(os.path.dirname(A.__file__), "grammar.lark")
 with open(_GRAMMAR, encoding="utf-8") as _f:
-    KEYWORDS = sorted(set(re.findall(r'"([a-z_]+)"', _f.read())))
+    KEYWORDS = sorted(set(re.findall(r'"([a-z_]+)"', _f.read())) | {"size"})
 
 _DECL_KINDS = {"param": T.CompletionItemKind.Constant, "kind": T.CompletionItemKind.Class,
                "enum": T.CompletionItemKind.Enum, "def": T.CompletionItemKind.Function,

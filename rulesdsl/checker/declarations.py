@@ -122,6 +122,7 @@ class DeclarationChecks:
                 self.err(zone, f"{what} `{zone.name}` is `public except owner` but has no owner",
                          "add `per player`: each player's cards are seen by the others")
         for zone in self.zones.values():
+            self.check_size(zone)
             if zone.by and not zone.keys and zone.kind in self.kinds:
                 self.err(zone, f"zone `{zone.name}` is kept per `{zone.by}`, which is neither an enum nor an enum "
                                f"field of {zone.kind}", "name an `enum` declaration, or a field of the zone's kind "
@@ -230,6 +231,28 @@ class DeclarationChecks:
             for name, act in self.actions.items():
                 if name not in self.used_actions and not act.routine:
                     self.err(act, f"action `{name}` can never be performed: no `actions`, `do` or data names it")
+
+    def check_size(self, zone):
+        """A zone whose size some player does not know (`size private`, `size hidden`): those players
+        must not see its cards either (they could count them), and its cards hold no slots (a
+        slot's cards are placed by their card's place in a view)."""
+        if zone.size == "public":
+            return
+        shown = {"public": "`public`", "others": "`public except owner`", "top": "`hidden except top`",
+                 "private": "`private`"}
+        if zone.size == "private" and not zone.per_player:
+            self.err(zone, f"zone `{zone.name}` has a `size private` but no owner",
+                     "add `per player`, or write `size hidden`: known to nobody")
+        elif zone.size == "private" and zone.visibility not in ("private", "hidden"):
+            self.err(zone, f"zone `{zone.name}` is {shown[zone.visibility]}: the other players see its cards, "
+                           "so they can count them", "make it `private` or `hidden`")
+        elif zone.size == "hidden" and zone.visibility != "hidden":
+            self.err(zone, f"zone `{zone.name}` is {shown[zone.visibility]}: a player sees its cards, so "
+                           "can count them", "make it `hidden`, or its size `private` to its owner")
+        kind = self.kinds.get(zone.kind)
+        if kind is not None and kind.slots:
+            self.err(zone, f"zone `{zone.name}` keeps its size from some players, but {zone.kind} cards have "
+                           "slots", "keep those cards in a zone whose size is public")
 
     def check_grid(self, grid):
         self.check_kind_ref(grid.kind, grid)

@@ -34,21 +34,25 @@ class StatementChecks:
 
     # -- hidden amounts
     def hidden_amount(self, e) -> str | None:
-        """The counter some player does not see (`private`, `hidden`) that expression `e` reads,
-        directly or through a `def`, else None. Call it once `e` is checked."""
+        """The counter some player does not see (`private`, `hidden`), or the zone whose size some
+        player does not know, that expression `e` reads, directly or through a `def`, else None.
+        Call it once `e` is checked."""
         secret = {name for name, c in self.counters.items() if c.visibility != "public"}
-        if not secret or e is None:
+        sized = {name for name, z in self.zones.items() if z.size != "public"}
+        if not (secret or sized) or e is None:
             return None
         seen, todo = set(), [e]
         while todo:
             for n in A.walk(todo.pop()):
                 if isinstance(n, A.Attr):
                     r = self.decided.reads.get(n)
-                    if r is not None and r.what == "player_counter" and n.name in secret:
+                    if r is not None and (r.what == "player_counter" and n.name in secret
+                                          or r.what == "player_place" and n.name in sized):
                         return n.name
                 elif isinstance(n, (A.Name, A.Call)):
                     b = self.res.bindings.get(n)
-                    if b is not None and b.kind == "counter" and b.name in secret:
+                    if b is not None and (b.kind == "counter" and b.name in secret
+                                          or b.kind == "zone" and b.name in sized):
                         return b.name
                     if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
                         seen.add(id(b.decl))  # a definition's body, once
@@ -60,8 +64,9 @@ class StatementChecks:
         player's view holds the names of the running rules."""
         name = self.hidden_amount(e)
         if name is not None:
-            vis = self.counters[name].visibility
-            self.err(e, f"{what} would keep the amount of `{name}` ({vis}) in a name, which the other "
+            amount = (f"the amount of `{name}` ({self.counters[name].visibility})" if name in self.counters
+                      else f"the size of `{name}` (size {self.zones[name].size})")
+            self.err(e, f"{what} would keep {amount} in a name, which the other "
                         "players' views hold", f"read `{name}` where it is needed: in a condition, a choice's "
                         "options or a `set`")
 
@@ -245,12 +250,12 @@ class StatementChecks:
 
     def s_ChooseItem(self, s):
         self.check_by(s.by, s)
-        self.check_unseen_choice(s, "choose")
         if isinstance(s.coll, A.ListLit) and not s.coll.items:
             self.err(s, "this choice can never be offered: the list is empty")
         if s.prompt is not None and not s.prompt.strip():
             self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
         self.bind(s, s.var, self.elem_type(s.coll))
+        self.check_unseen_choice(s, "choose")  # once the collection's type is known: `p.deck`
         for e in s.label:
             t = self.expr(e)
             if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
@@ -303,8 +308,8 @@ class StatementChecks:
         self.check_by(s.by, s)
         if s.prompt is not None and not s.prompt.strip():
             self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
-        self.check_unseen_choice(s, "pick")
         self.bind(s, s.var, self.elem_type(s.coll))
+        self.check_unseen_choice(s, "pick")
         self.expect(s.cost, (INT,), "a cost")
         self.expect(s.budget, (INT,), "a budget")
         self.not_kept(s.budget, "this `pick`'s budget")
