@@ -490,3 +490,38 @@ def test_a_bot_takes_a_single_option_without_building_a_view():
         engine.apply(st, decide(counting, st, greedy[st.pending["player"]]))
         looked.append((n, counting.views))
     assert {v for n, v in looked if n == 1} == {0} and {v for n, v in looked if n > 1} == {1}
+
+
+PRIOR_RULES = """
+game "Gain" { players 2..2 cards "tiny.toml" round_limit 2 }
+kind Token { value: int }
+counter points = 10 per player
+round {
+    phase a each p {
+        choose n in [0, 1, 2, 3, 4, 5] "points" { set p.points += n }
+    }
+}
+victory for p after a { score s = p.points; win if false; rank by s }
+evaluate for p { score s = p.points; rank by s }
+"""
+
+
+def test_mcts_with_a_prior_starts_its_search_where_greedy_would_play(tmp_path):
+    # With a prior, every option at the root starts with `prior` visits of its greedy score: one
+    # search iteration goes to the best, which stays the most visited. Without it, the one iteration
+    # tries one option at random, which is then the most visited.
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "gain.lf").write_text(PRIOR_RULES)
+    engine = Engine.load(tmp_path / "gain.lf")
+    st = engine.new_game(2, 1)
+    chosen = {spec: {make_agents(spec, 2, seed, engine)[0].choose(engine.options(st), engine.view(st, 0)).label
+                     for seed in range(8)}
+              for spec in ("mcts:iterations=1,prior=5,random", "mcts:iterations=1,random")}
+    assert chosen["mcts:iterations=1,prior=5,random"] == {"5"}
+    assert len(chosen["mcts:iterations=1,random"]) > 1
+
+
+def test_mcts_with_a_prior_is_deterministic_for_a_seed():
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf")
+    spec = "mcts:iterations=12,prior=3,random"
+    assert _decisions(engine, 2, 5, spec, 20) == _decisions(engine, 2, 5, spec, 20)

@@ -60,7 +60,8 @@ class MctsBot:
     bot = True  # takes a single option without its view (agents.decide)
 
     def __init__(self, engine, seat: int, seed: int, iterations: int = 200, ms: int = 0, c: float = 0.7,
-                 depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2, learned: int = 1, model=None):
+                 depth: int = 0, follow: int = 4, horizon: int = 1, samples: int = 2, learned: int = 1, model=None,
+                 prior: int = 0):
         self.engine = engine
         self.seat = seat
         self.rng = random.Random(seed)
@@ -71,6 +72,7 @@ class MctsBot:
         self.follow = follow
         self.horizon = horizon
         self.samples = samples
+        self.prior = prior
         self.evaluation = Evaluation(engine, learned, model)
         self.last_iterations = 0
         phases = engine.model.round.phases
@@ -97,6 +99,8 @@ class MctsBot:
                     break
             elif done > 0 and time.perf_counter() >= deadline:
                 break
+            if done == 0 and self.prior:
+                self._seed(root, options, view)
             self._iterate(root, view)
             done += 1
         self.last_iterations = done
@@ -123,6 +127,23 @@ class MctsBot:
         best = max(totals)
         chosen = [o for o, t in zip(options, totals) if t >= best - 1e-9]
         return chosen[rng.randrange(len(chosen))]
+
+    def _seed(self, root: _Node, options: list, view) -> None:
+        """The prior: every option at the root is scored once as the greedy bot scores it (the option
+        and the rest of the move by one-step lookahead, on one determinization) and starts with
+        `prior` visits of that score, so the search begins where greedy would play and spends its
+        iterations on whether another option is better."""
+        engine = self.engine
+        base = engine.determinize(view, self.rng)
+        self.evaluation.anchor(base)
+        self.root_at = where(base)
+        luck = self.rng.getrandbits(64)
+        for o in options:
+            score = after(engine, self.evaluation, base, o.index, self.seat, luck, self.follow)
+            child = root.children[o.id] = _Node()
+            child.visits = self.prior
+            child.total = score * self.prior
+            self.low, self.high = min(self.low, score), max(self.high, score)
 
     def _iterate(self, root: _Node, view) -> None:
         engine, rng = self.engine, self.rng

@@ -49,6 +49,7 @@ PARAMETERS = {
         "horizon": (int, 1, 0, 1, "1: judge a move by the player's next move when a later phase of the round gives one"),
         "samples": (int, 2, 1, 64, "determinizations each option is played on when the horizon reaches a later phase"),
         "learned": (int, 1, 0, 2, "the ruleset's learned evaluation (lfdsl train): 0 never, 1 without an `evaluate` block, 2 instead of it"),
+        "prior": (int, 0, 0, 1000, "visits each option at the root starts with, of its greedy score (0: none)"),
     },
 }
 MAX_ERRORS = 20  # a specification read from a file may be long: its first mistakes are enough
