@@ -70,6 +70,24 @@ def register(sub) -> None:
                "also write both sides' figures and the tests as JSON")
     cp.add_argument("--seed-b", type=opt.SEED_B, help="B's first seed, when B should not replay A's seeds")
     cp.set_defaults(func=cmd_compare, extra="lab")
+    va = sub.add_parser("value", help="what each card, option or action is worth: a seat that never takes it "
+                                      "against the usual bots (restricted play)")
+    add_common(va)
+    # `--cards` names the card database, as for every command: what is valued is said by `--items`.
+    va.add_argument("--items", dest="kind", choices=("cards", "options", "actions"), default="cards",
+                    help="what to value: the cards by name (the default), the labelled options or the actions")
+    va.add_argument("--take", action="store_true", help="the converse: the seat always takes the item when offered")
+    va.add_argument("--only", metavar="NAME,NAME", help="value these items only (as the baseline offered them)")
+    va.add_argument("--top", type=opt.number("--top", 1, opt.MAX_VALUES), default=20,
+                    help="value the N items offered most often in the baseline (default 20)")
+    va.add_argument("--players", type=opt.PLAYERS)
+    va.add_argument("--games", type=opt.GAMES, default=100, help="games per item, and of the baseline (default 100)")
+    va.add_argument("--agents", default="greedy", help="the agents of every seat (default greedy; docs/agents.md)")
+    va.add_argument("--seed", type=opt.SEED, default=1, help="the first game's seed; game g has seed+g on every side")
+    va.add_argument("--workers", type=opt.WORKERS, help="processes to play on (default: every core)")
+    va.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    va.add_argument("--report", metavar="FILE.html", help="also write a page with the table and plots")
+    va.set_defaults(func=cmd_value, extra="lab")
     tu = sub.add_parser("tune", help="search the ruleset's parameters for a target (Optuna)")
     add_common(tu)
     tu.add_argument("--param", action="append", required=True, metavar="NAME=LO..HI",
@@ -442,6 +460,66 @@ def cmd_tournament(args) -> int:
             "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "interval95": [round(r.low, 1), round(r.high, 1)]}
                         for r in rates],
             "rating": "Bradley-Terry, Elo scale, binomial GLM (statsmodels), first bot at 0"})
+    return EXIT_OK
+
+
+def cmd_value(args) -> int:
+    """`lfdsl value`: restricted play, the baseline first, then every item's games."""
+    engine = _load(args)
+    g = engine.model.game
+    players = _players_for(engine, args.players, 2, max(2, g.min_players))
+    _seeds_fit("--seed", args.seed, args.games)
+    _agents_for(args.agents, players, args.seed, engine)
+    if args.workers is None:
+        args.workers = min(os.cpu_count() or 1, opt.MAX_WORKERS)
+    _, _, show = _lab()
+    from . import value
+    what = {"cards": "card", "options": "option", "actions": "action"}[args.kind]
+    mode = "take" if args.take else "avoid"
+    err = show.console(stderr=True)
+    with show.progress(err) as bar:
+        task = bar.add_task("baseline", total=args.games)
+        base = value.baseline(engine, players, args.agents, args.games, args.kind, args.seed, args.workers,
+                              lambda: bar.advance(task))
+    offered = value.items_offered(base)
+    if args.only:
+        names = dict(offered)
+        wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+        missing = [w for w in wanted if w not in names]
+        if missing:
+            col = next(m.start() + 1 for m in re.finditer(r"[^,]+", args.only) if m.group().strip() == missing[0])
+            raise opt.at("--only", args.only, f"no {what} {opt.shown(missing[0], 'name')} was offered in the "
+                         f"{count_of(args.games, 'baseline game')}", suggest(missing[0], names), col=col)
+        items = wanted
+    else:
+        items = [name for name, _ in offered[:args.top]]
+    if not items:
+        raise UsageError(f"no {what} was offered in the {count_of(args.games, 'baseline game')}: nothing to value")
+    with show.progress(err) as bar:
+        task = bar.add_task(f"{count_of(len(items), what)}", total=len(items) * args.games)
+        runs = value.restricted(engine, players, args.agents, args.games, args.kind, items, mode, args.seed,
+                                args.workers, lambda: bar.advance(task))
+    rows = value.worth(base, runs)
+    rule = "never takes it" if mode == "avoid" else "always takes it when it is offered"
+    title = (f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per {what} "
+             f"(seeds {args.seed} to {args.seed + args.games - 1}), agents {args.agents}")
+    out = show.console()
+    out.print(show.value(rows, title, what))
+    out.print(f"drop: the restricted seat's win rate (seats rotated, a shared win counted as a win) in the "
+              f"games without restriction, minus in the same games (same seeds) when it {rule}; steered: the "
+              f"games where the restriction changed what the seat could take.")
+    out.print("Interval: " + value.METHODS["interval"] + "; test: " + value.METHODS["test"] + ", corrected by "
+              + value.METHODS["correction"].split(" (")[0] + f"'s method over {count_of(len(rows), what)}. "
+              f"Significant at {value.ALPHA:.0%}: {sum(r['significant'] for r in rows) or 'none'}.")
+    if args.json:
+        _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents, "kind": args.kind,
+                                "mode": mode, "games": args.games, "seed": args.seed, "methods": value.METHODS,
+                                "offered": dict(offered), "rows": rows})
+    if args.report:
+        from . import report
+        _write_text(args.report, report.value(f"{g.name}: what each {what} is worth", f"{args.ruleset}; {title}; "
+                                              f"the restricted seat {rule}",
+                                              rows, what, value.METHODS))
     return EXIT_OK
 
 

@@ -233,3 +233,43 @@ def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
 def _ticks(ax, xs, values, numeric):
     if not numeric:
         ax.set_xticks(xs, [visible(v) for v in values])
+
+
+def _drops(title: str, rows: list[dict]):
+    """Horizontal bars: each item's drop of win rate with its 95% interval, the largest on top."""
+    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.3 * len(rows)))
+    drops = [r["drop"] for r in rows]
+    low = [r["drop"] - r["interval95"][0] for r in rows]
+    high = [r["interval95"][1] - r["drop"] for r in rows]
+    colours = [COLOURS[2] if r["significant"] and r["drop"] > 0 else COLOURS[1] if r["significant"] else "#9a9a9a"
+               for r in rows]
+    ax.barh(range(len(rows)), drops, 0.7, xerr=[low, high], capsize=3, color=colours)
+    ax.axvline(0, color="#555", lw=0.8)
+    names = [visible(r["item"]) for r in rows]
+    ax.set_yticks(range(len(rows)), [n if len(n) <= 40 else n[:39] + "…" for n in names])
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.set_title(title)
+    return _svg(fig)
+
+
+def value(title: str, subtitle: str, rows: list[dict], what: str, methods: dict, top: int = 12) -> str:
+    """The page of restricted play (lab/value.py): the table of every item, and the drops of the
+    `top` largest and smallest as bars with their intervals (green: significantly worth taking;
+    orange: significantly better avoided; grey: not significant)."""
+    measured = [r for r in rows if r["drop"] is not None]
+    table = [[_e(r["item"]), r["games"], r["steered_games"], _pct(r["baseline"]), _pct(r["restricted"]),
+              "-" if r["drop"] is None else f"{r['drop']:+.1%}",
+              "-" if r["interval95"] is None else f"[{r['interval95'][0]:+.1%}, {r['interval95'][1]:+.1%}]",
+              "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
+              '<span class="sig">yes</span>' if r["significant"] else "no"] for r in rows]
+    if len(measured) <= 2 * top:
+        plots = [_drops("Drop of the restricted seat's win rate (95% interval)", measured)] if measured else []
+    else:
+        plots = [_drops(f"The {top} largest drops", measured[:top]), _drops(f"The {top} smallest", measured[-top:])]
+    body = ["<h2>Worth, by restricted play</h2>",
+            _table([what, "games", "steered", "baseline", "restricted", "drop", "95% interval", "p", "p (Holm)", "significant"],
+                   table),
+            "<p class=\"note\">" + _e("; ".join(f"{k}: {v}" for k, v in methods.items())) + "</p>",
+            "<h2>Plots</h2>", _plots(plots)]
+    return _page(title, subtitle, body)

@@ -3,6 +3,8 @@ left) and the summary tables, drawn with Rich. A ruleset's words fill their cell
 print them with `console()`, which reads no markup in them (interpreter/tools/plaintext.py)."""
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -27,9 +29,17 @@ class _Label(ProgressColumn):
         return plain(task.description)
 
 
+PIPE_WIDTH = 200  # columns of the tables written to a pipe or a file (a terminal gives its own width)
+
+
 def console(stderr: bool = False) -> Console:
-    """The console the lab prints on: strings are shown as text, never as markup."""
-    return PlainConsole(stderr=stderr)
+    """The console the lab prints on: strings are shown as text, never as markup. Written to a pipe
+    or a file (and `COLUMNS` unset), its tables are as wide as they need up to `PIPE_WIDTH`
+    columns, not cut to the 80 columns Rich assumes without a terminal."""
+    c = PlainConsole(stderr=stderr)
+    if not c.is_terminal and "COLUMNS" not in os.environ:
+        c.width = PIPE_WIDTH
+    return c
 
 
 def progress(console: Console) -> Progress:
@@ -199,4 +209,23 @@ def trials(done: list[dict], names: list[str], kind: str, top: int = 10):
         shown = (" / ".join(_pct(s["win_rate"]) for s in f["seats"]) if kind == "seats"
                  else _num(f["rounds"]["median"]))
         t.add_row(str(d["trial"]), *(d["params"][n] for n in names), f"{d['objective']:g}", shown)
+    return t
+
+
+def value(rows: list[dict], title: str, what: str) -> Table:
+    """One row per item of restricted play (lab/value.py): the games paired, how many of them the
+    restriction steered, the seat's win rate unrestricted and restricted, the drop with its 95%
+    interval, the p-values, a mark on the significant ones."""
+    t = _table(title)
+    for col, just in ((what, "left"), ("games", "right"), ("steered", "right"), ("baseline", "right"),
+                      ("restricted", "right"), ("drop", "right"), ("95% interval", "right"), ("p", "right"),
+                      ("p (Holm)", "right"), ("significant", "left")):
+        t.add_column(col, justify=just)
+    for r in rows:
+        ci = r["interval95"]
+        t.add_row(plain(r["item"]), str(r["games"]), str(r["steered_games"]), _pct(r["baseline"]), _pct(r["restricted"]),
+                  "-" if r["drop"] is None else f"{r['drop']:+.1%}",
+                  "-" if ci is None else f"[{ci[0]:+.1%}, {ci[1]:+.1%}]",
+                  "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
+                  plain("yes", "bold") if r["significant"] else "no")
     return t
