@@ -193,3 +193,156 @@ def test_a_shuffle_and_a_pass_do_not_count_the_cards_of_a_zone_the_player_cannot
     assert of(public, "pass")["cards"] == {"P1": 0, "P2": 11, "P3": 1}
     assert of(p1, "pass")["cards"] == {"P1": 0, "P2": "?", "P3": "?"}
     assert of(p3, "pass")["cards"] == {"P1": "?", "P2": "?", "P3": 1}
+
+
+HELD = """
+game "Held" { players 2..2 cards "stash.toml" }
+kind Token { value: int }
+kind Gem { worth: int }
+zone deck: pile of Token hidden
+zone hand: row of Token private per player
+zone stash: pile of Token hidden per player size private
+zone vault: pile of Token hidden size hidden
+zone gems: pile of Gem hidden size hidden
+zone shown: row of Token
+setup {
+    create defs(Token) into deck
+    shuffle deck
+    for p in players { repeat 3 { move top(deck) to p.hand } }
+    repeat 2 { move top(deck) to vault }
+    create defs(Gem) into gems
+}
+round {
+    phase play each p {
+        choose "move" {
+            option stash {
+                choose c in p.hand "card to stash" {
+                    move c to p.stash
+                    choose "again" { option yes { } option no { } }
+                }
+            }
+            option hoard { move vault to p.stash }
+            option dig if any(vault) { move random(vault) to shown }
+            option pair if count(p.stash) >= 2 and not any(vault) { }
+        }
+    }
+}
+"""
+GEMS = """
+[[Gem]]
+name = "Ruby"
+worth = 5
+
+[[Gem]]
+name = "Opal"
+worth = 3
+"""
+
+
+@pytest.fixture()
+def held(tmp_path):
+    (tmp_path / "stash.toml").write_text((ROOT / "tests" / "rulesets" / "stash.toml").read_text() + GEMS)
+    (tmp_path / "held.lf").write_text(HELD)
+    return Engine.load(tmp_path / "held.lf")
+
+
+def test_a_card_held_by_a_running_rule_names_no_place_among_the_uncounted(held):
+    st = held.new_game(2, 1)
+    held.apply(st, "stash")
+    held.apply(st, 0)  # P1 stashes a card and is asked again: the rule still holds the card
+    other = moved(st, "vault", "P1.stash")
+    # A handle would count the cards of the zones before the card's own; the card is held as none.
+    assert held.view(st, 1) == held.view(other, 1) and held.view(st, 0) != held.view(other, 0)
+    assert held.view(st, 1).skeleton["stack"][-1]["env"]["c"] is None
+    # Two kinds of such zones: the dealt games keep each kind's cards in its own zones.
+    for seat in (0, 1):
+        v = held.view(st, seat)
+        dealt = held.determinize(v, random.Random(seat))
+        assert held.view(dealt, seat) == v
+        assert {held.program.def_kind[dealt.card_def[c]] for c in dealt.zones["gems"]} == {"Gem"}
+
+
+def test_moves_between_uncounted_zones_are_not_even_seen_to_happen(held):
+    traces = []
+    for source in ("vault", None):
+        st = held.new_game(2, 1)
+        if source:  # a third card in the vault, from P1's hand... as P2 sees it, a card less in P1's hand
+            st = moved(st, "P1.hand", "vault")
+            st = moved(st, "P2.hand", "P1.hand")
+            st = moved(st, "deck", "P2.hand")
+        seen = []
+        held.apply(st, "hoard", held.player_sink(1, seen.append))  # the vault, card by card, into P1's stash
+        traces.append([(e["event"], e["data"]) for e in seen])
+    assert [e for e, _ in traces[0]] == [e for e, _ in traces[1]]
+    assert not any(e == "move" for e, _ in traces[0])
+    assert "seq" not in held.view(held.new_game(2, 1), 1).skeleton
+
+
+def test_a_random_pick_and_a_dealt_game_that_needs_uneven_sizes(held):
+    st = held.new_game(2, 1)
+    seen = []
+    held.apply(st, "dig", held.player_sink(1, seen.append))
+    assert next(e["data"] for e in seen if e["event"] == "random")["of"] == "?"  # not how many it picked among
+
+
+UNEVEN = """
+game "Uneven" { players 2..2 cards "stash.toml" }
+kind Token { value: int }
+zone deck: pile of Token hidden
+zone stash: pile of Token hidden per player size private
+zone vault: pile of Token hidden size hidden
+setup {
+    create defs(Token) into deck
+    repeat 2 { move top(deck) to player(1).stash }
+}
+round {
+    phase play each p {
+        if count(p.stash) >= 2 {
+            choose "pair" { option split if count(p.stash) >= 2 { } option keep if count(p.stash) >= 2 { } }
+        }
+        end game "done"
+    }
+}
+"""
+
+
+def test_a_dealt_game_tries_uneven_shares_when_an_even_one_cannot_ask_the_decision(tmp_path):
+    # P1 is asked a choice only a stash of two cards asks; P2, who counts neither P1's stash nor the
+    # vault, shares their two cards out: evenly (one each) the choice is never asked, so the deals
+    # go on to uneven shares.
+    (tmp_path / "stash.toml").write_text((ROOT / "tests" / "rulesets" / "stash.toml").read_text())
+    (tmp_path / "uneven.lf").write_text(UNEVEN)
+    engine = Engine.load(tmp_path / "uneven.lf")
+    st = engine.new_game(2, 1)
+    assert engine.decision(st)[:2] == (0, "pair")
+    v = engine.view(st, 1)
+    for seed in range(3):
+        dealt = engine.determinize(v, random.Random(seed))
+        assert engine.view(dealt, 1) == v and engine.decision(dealt)[:2] == (0, "pair")
+        assert len(dealt.zones["P1.stash"]) == 2
+
+
+def test_a_card_refused_at_a_full_zone_is_named_only_to_who_sees_it_where_it_stays(tmp_path):
+    (tmp_path / "stash.toml").write_text((ROOT / "tests" / "rulesets" / "stash.toml").read_text())
+    (tmp_path / "full.lf").write_text("""
+game "Full" { players 2..2 cards "stash.toml" }
+kind Token { value: int }
+zone hand: row of Token private per player
+zone table: row of Token limit 1
+setup { create defs(Token) into player(1).hand }
+round {
+    phase a {
+        move top(player(1).hand) to table
+        move top(player(1).hand) to table
+        end game "two moves"
+    }
+}
+""")
+    engine = Engine.load(tmp_path / "full.lf")
+    (own, other), both = player_traces(engine, 0, 1)
+    public = []
+    engine.new_game(2, 1, sink=lambda e: (both(e), public.append(e)))
+    blocked = [e["data"] for e in public if e["event"] == "blocked"]
+    assert blocked and blocked[0]["from"] == "P1.hand" and blocked[0]["card"] != "?"
+    assert [e["data"]["card"] for e in own if e["event"] == "blocked"][0] == blocked[0]["card"]
+    assert [e["data"]["card"] for e in other if e["event"] == "blocked"][0] == "?"

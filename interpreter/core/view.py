@@ -337,7 +337,7 @@ def view(prog, st: GameState, player: int) -> View:
             slots.append((key, cards))
             continue
         if sizes_kept and not size_known(prog, key, player):
-            unsized.append(cards)
+            unsized.append((prog.kind_of_zone[place(key).name], cards))
             zones_data[key] = None
             zone_sizes.append([key, None])
             continue
@@ -374,11 +374,14 @@ def view(prog, st: GameState, player: int) -> View:
             level.extend(c for c in cards if c in by_host)
     if by_host:
         raise ValueError("a card's slot whose card is nowhere")
-    # The cards of the zones whose size is not known, after every other card, so that no handle
-    # tells how many there are before it; none is seen there, even one revealed to the player.
-    for cards in unsized:
+    # The cards of the zones whose size is not known, after every other card, kind by kind (as
+    # `_Deal` deals them), so that no handle tells how many there are before it; none is seen
+    # there, even one revealed to the player, and none is named by a handle: a running rule's
+    # local holding one, or an option offering one, holds none (a handle would count the cards of
+    # the zones before its own).
+    for _, cards in sorted(unsized, key=lambda kc: kc[0]):
         for card in cards:
-            handle[card] = len(defs)
+            handle[card] = None
             defs.append(None)
             unseen.append(st.card_def[card])
     counters = st.counters
@@ -401,7 +404,7 @@ def view(prog, st: GameState, player: int) -> View:
             elif k in shapes:
                 v = _map_value(v, shapes[k], handle)
                 held = [] if v is None else [v] if shapes[k] == "card" else v
-                holds_unseen = holds_unseen or any(defs[h] is None for h in held)
+                holds_unseen = holds_unseen or any(h is None or defs[h] is None for h in held)
             env[k] = v
         for store, (_, var, item) in prog.procs[fr.proc].together.items():
             t = fr.env.get(store)
@@ -441,9 +444,10 @@ def view(prog, st: GameState, player: int) -> View:
         "player_count": st.player_count, "zones": zone_sizes, "grids": grid_cells, "slots": slot_sizes,
         "defs": defs, "backs": backs,
         "revealed": mine, "unseen": sorted(unseen), "stack": stack, "pending": pending,
-        # Not the steps spent so far: how much work the rules did may follow from what the player
-        # does not see (the options read from a hidden amount, a hidden card's field).
-        "seq": st.seq, "decisions": st.decisions,
+        # Not the steps spent so far, nor the events sent: how much work the rules did, and how
+        # many cards they moved between places the player cannot count, may follow from what the
+        # player does not see (the options read from a hidden amount, a hidden card's field).
+        "decisions": st.decisions,
         "zone_limits": st.zone_limits, "keyed_init": st.keyed_init,
         "bounds": {k: list(v) for k, v in st.bounds.items()},
     }
@@ -462,7 +466,7 @@ def determinize(prog, v: View, rng) -> GameState:
     if deal is None or deal.prog is not prog:
         deal = v._deal = _Deal(prog, v)
     faces = prog.face_table
-    for _ in range(_DEALS):
+    for attempt in range(_DEALS):
         st = deal.template.clone()
         st.rng = rng.getrandbits(64)
         defs = st.card_def
@@ -473,7 +477,7 @@ def determinize(prog, v: View, rng) -> GameState:
             for hole, d in zip(holes, pool):
                 defs[hole] = d
         for cards, keys in deal.unsized:  # the cards of zones of unknown size, shared out among them
-            _share(st, cards, keys, rng)
+            _share(st, cards, keys, rng, even=attempt < _EVEN_DEALS)
         for h, face in deal.backs:  # a card dealt to a face-down place shows that face
             defs[h] = faces[defs[h]][face]
         if deal.together:
@@ -530,14 +534,23 @@ def _guesses(prog, st: GameState, v: View):
 _DEALS = 256  # the most deals tried for a view whose pending decision is asked again
 
 
-def _share(st: GameState, cards: list, keys: list, rng) -> None:
-    """Put `cards` in the zones `keys` (of one kind, their sizes unknown), as evenly as they go: the
-    zones that take one card more are drawn from `rng`."""
-    each, more = divmod(len(cards), len(keys))
-    larger = set(rng.sample(range(len(keys)), more)) if more else ()
+_EVEN_DEALS = 4  # deals that share the cards of zones of unknown size evenly, before uneven ones
+
+
+def _share(st: GameState, cards: list, keys: list, rng, even: bool = True) -> None:
+    """Put `cards` in the zones `keys` (of one kind, their sizes unknown): as evenly as they go (the
+    zones that take one card more drawn from `rng`), or, not `even`, each card in a zone drawn
+    from `rng` (a decision asked again may need sizes an even share cannot give)."""
+    if even:
+        each, more = divmod(len(cards), len(keys))
+        larger = set(rng.sample(range(len(keys)), more)) if more else ()
+        sizes = [each + (i in larger) for i in range(len(keys))]
+    else:
+        sizes = [0] * len(keys)
+        for _ in cards:
+            sizes[rng.randrange(len(keys))] += 1
     at = 0
-    for i, key in enumerate(keys):
-        n = each + (i in larger)
+    for key, n in zip(keys, sizes):
         st.zones[key] = held = cards[at:at + n]
         for c in held:
             st.loc[c] = key
@@ -635,7 +648,7 @@ class _Deal:
             st.loc.extend([keys[0]] * len(block))
         st.revealed = {hh: 1 << v.player for hh in sk["revealed"]}
         st.stack = [Frame(f["proc"], f["pc"], dict(f["env"]), f["active"]) for f in sk["stack"]]
-        st.seq, st.decisions = sk["seq"], sk["decisions"]
+        st.seq, st.decisions = 0, sk["decisions"]  # a dealt game numbers its events anew
         st.steps = st.total_steps = 0  # a dealt game counts its work anew
         st.zone_limits = dict(sk["zone_limits"])
         st.keyed_init = dict(sk["keyed_init"])
@@ -670,7 +683,9 @@ class PlayerSink:
         self.private = has_private_place(prog)
 
     def __call__(self, event: dict):
-        self.inner(player_event(self.prog, self.player, event, self.private))
+        seen = player_event(self.prog, self.player, event, self.private)
+        if seen is not None:
+            self.inner(seen)
 
 
 # ---- a quick sight ------------------------------------------------------------------------------

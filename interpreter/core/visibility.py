@@ -84,8 +84,9 @@ class CardCounterName(str):
         return f"{counter}[{card_name}]"
 
 
-def player_event(prog, player: int, event: dict, private: bool) -> dict:
-    """Trace event `event` as `player` may read it: the names of cards they do not see become `?`,
+def player_event(prog, player: int, event: dict, private: bool) -> dict | None:
+    """Trace event `event` as `player` may read it (None: nothing of it, a card moved between two
+    zones whose size the player does not know): the names of cards they do not see become `?`,
     another player's reveal hides its card, a `state` event masks the cards of the places they do
     not see (a card revealed to them too: an event carries no state) and drops the generator's
     state, and no card's number is left (see `_without_card_numbers`). Another player's choice keeps
@@ -103,6 +104,8 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
     elif kind in ("move", "place") and not (seen(data.get("from"), False)
                                             or seen(data.get("to") or data.get("grid"), not data.get("bottom"))):
         data = dict(data, card="?")
+    elif kind == "blocked" and not seen(data.get("from"), False):
+        data = dict(data, card="?")  # refused where it was, a place this player does not see
     elif kind == "reveal" and data["to"] not in ("all", f"P{player + 1}"):
         data = dict(data, card="?")
     elif kind == "face" and not seen(data["zone"], False):
@@ -137,6 +140,9 @@ def player_event(prog, player: int, event: dict, private: bool) -> dict:
             from .view import secret_counters_seen  # view.py builds on this module
             data["counters"] = secret_counters_seen(prog, data["counters"], player, "?")
     if prog.secret_sizes:
+        ends = [data.get("from"), data.get("to")]
+        if kind == "move" and all(isinstance(k, str) and not size_known(prog, k, player) for k in ends):
+            return None  # between places this player cannot count: not even that it happened
         data = _sizes_masked(prog, player, kind, data)
     if prog.slot_meta or prog.card_counters:
         data = _without_card_numbers(data)
@@ -156,6 +162,8 @@ def _sizes_masked(prog, player: int, kind: str, data: dict) -> dict:
             return dict(data, **hidden)
     elif kind == "shuffle" and unknown(data.get("zone")):
         return dict(data, cards="?")
+    elif kind == "random":  # it does not say what it picked from, which may be such a zone
+        return dict(data, of="?")
     elif kind == "refill" and (unknown(data.get("zone")) or unknown(data.get("from"))):
         return dict(data, cards="?")
     elif kind == "pass" and isinstance(data.get("cards"), dict):

@@ -57,7 +57,8 @@ class ZoneServices:
             target = st.zones[dest] = []
         if limit is not None and len(target) >= limit:
             if self.sink is not None:
-                self.emit("blocked", {"card": self.names[st.card_def[card]], "zone": dest, "limit": limit})
+                self.emit("blocked", {"card": self.names[st.card_def[card]], "from": st.loc[card], "zone": dest,
+                                      "limit": limit})
             return False
         held = st.zones.get(st.loc[card])
         was_top = held is not None and held[-1] == card

@@ -234,8 +234,9 @@ class DeclarationChecks:
 
     def check_size(self, zone):
         """A zone whose size some player does not know (`size private`, `size hidden`): those players
-        must not see its cards either (they could count them), and its cards hold no slots (a
-        slot's cards are placed by their card's place in a view)."""
+        must not see its cards either (they could count them); its cards hold no slots and no
+        counters of their own (a view names those by their card's place), and it has no `limit` (a
+        card refused at a full zone would tell that it is full)."""
         if zone.size == "public":
             return
         shown = {"public": "`public`", "others": "`public except owner`", "top": "`hidden except top`",
@@ -250,9 +251,13 @@ class DeclarationChecks:
             self.err(zone, f"zone `{zone.name}` is {shown[zone.visibility]}: a player sees its cards, so "
                            "can count them", "make it `hidden`, or its size `private` to its owner")
         kind = self.kinds.get(zone.kind)
-        if kind is not None and kind.slots:
+        if kind is not None and (kind.slots or kind.counters):
+            what = "slots" if kind.slots else "counters of their own"
             self.err(zone, f"zone `{zone.name}` keeps its size from some players, but {zone.kind} cards have "
-                           "slots", "keep those cards in a zone whose size is public")
+                           f"{what}", "keep those cards in a zone whose size is public")
+        if zone.limit is not None:
+            self.err(zone.limit, f"zone `{zone.name}` keeps its size from some players: a `limit` would tell "
+                                 "them when it is full", "leave the limit out, or make its size public")
 
     def check_grid(self, grid):
         self.check_kind_ref(grid.kind, grid)
@@ -371,6 +376,7 @@ class DeclarationChecks:
         if trig.event == "reach":
             self.bind(trig, trig.names[0], PLAYER)
             self.expect(trig.cond, (BOOL,), "a threshold condition")
+            self.not_kept(trig.cond, "this threshold", "is kept as reached or not in every player's view")
             self.block(trig.body)
             return
         if trig.event in ("enter", "leave"):

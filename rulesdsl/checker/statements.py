@@ -54,21 +54,38 @@ class StatementChecks:
                     if b is not None and (b.kind == "counter" and b.name in secret
                                           or b.kind == "zone" and b.name in sized):
                         return b.name
+                    if sized and isinstance(n, A.Call) and isinstance(n.func, A.Name) and \
+                            n.func.id in ("zone_of", "call"):
+                        return n.func.id  # a zone found as the rules run; a card's formula may read any
+                    if sized and isinstance(n, A.Name) and b is not None and b.kind == "local" and \
+                            self.types.get(n, ("",))[0] == "zone":
+                        return n.id  # a zone kept in a name: which one is known only as the rules run
                     if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
                         seen.add(id(b.decl))  # a definition's body, once
                         todo.append(b.decl.body)
         return None
 
-    def not_kept(self, e, what: str):
+    def not_kept(self, e, what: str, where: str = "in a name, which the other players' views hold",
+                 zone_kept: bool = True):
         """An error when `e`, which the rule keeps in a name (`what`), reads a hidden amount: every
-        player's view holds the names of the running rules."""
+        player's view holds the names of the running rules (`where`: what else shows it). A zone
+        itself may be kept (`zone_kept`): its value is its key, not its cards; a loop keeps the
+        cards it goes through."""
+        if zone_kept and e is not None and self.types.get(e, ("",))[0] == "zone":
+            return
         name = self.hidden_amount(e)
-        if name is not None:
-            amount = (f"the amount of `{name}` ({self.counters[name].visibility})" if name in self.counters
-                      else f"the size of `{name}` (size {self.zones[name].size})")
-            self.err(e, f"{what} would keep {amount} in a name, which the other "
-                        "players' views hold", f"read `{name}` where it is needed: in a condition, a choice's "
-                        "options or a `set`")
+        if name is None:
+            return
+        if name in self.counters:
+            amount = f"the amount of `{name}` ({self.counters[name].visibility})"
+        elif name in self.zones:
+            amount = f"the size of `{name}` (size {self.zones[name].size})"
+        else:  # a zone found as the rules run, or a card's formula
+            amount = f"the size of a zone some players may not count (through `{name}`)"
+        keep = "would keep" if where.startswith("in a name") else "would show"
+        where = where if where.startswith("in a name") else f"(it {where})"
+        self.err(e, f"{what} {keep} {amount} {where}", f"read `{name}` where it is needed: in a condition, a "
+                    "choice's options or a `set`")
 
     def secret_offer(self, s, *exprs):
         """Mark choice `s` as offering what a hidden amount allows when one of `exprs` reads one."""
@@ -165,7 +182,7 @@ class StatementChecks:
 
     def s_For(self, s):
         self.bind(s, s.var, self.elem_type(s.iter))
-        self.not_kept(s.iter, "this loop")
+        self.not_kept(s.iter, "this loop", zone_kept=False)
         self._loop(s.body)
 
     def _loop(self, body):
@@ -436,3 +453,4 @@ class StatementChecks:
     def s_Log(self, s):
         for a in s.args:
             self.expr(a)
+            self.not_kept(a, "this `log`", "is written in every player's trace")
