@@ -86,7 +86,7 @@ def test_the_lab_shows_ruleset_text_as_written(tmp_path, capsys, monkeypatch):
     assert OSC8 not in out and OSC8 not in err
     text = page.read_text()
     assert html.escape(REASON) in text and html.escape(GAME) in text
-    assert text.count("<svg") == 4  # the chart of the cards drawn, `$\foo{$` among its labels
+    assert text.count("<svg") == 5  # the chart of the cards drawn, `$\foo{$` among its labels
 
     assert main(["simulate", str(rules), "--agents", "random", "--games", "10", "--workers", "1",
                  "--sweep", "goal=2..3"]) == 0

@@ -204,7 +204,7 @@ def test_the_report_is_one_page_with_its_plots_and_a_browser_shows_them(tmp_path
     assert main(["simulate", str(COINS), "--agents", "random", "--games", "200", "--workers", "1",
                  "--report", str(page)]) == 0
     text = page.read_text()
-    assert text.count("<svg") == 3  # win rates, lengths, end reasons (no card is offered in this game)
+    assert text.count("<svg") == 4  # win rates, lengths, standings per round, end reasons (no card is offered)
     # self-contained: nothing is loaded from a file or an address
     assert not re.search(r"""(src|href)\s*=\s*["'](https?:|//|file:)""", text) and "<link" not in text
     pixels = _screenshot(page, tmp_path / "report.png")

@@ -57,6 +57,8 @@ def register(sub) -> None:
     many_games(sm, "games to play (default 100)", "the first game's seed; game g has seed+g",
                "also write the figures as JSON")
     sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
+    sm.add_argument("--spread", action="store_true",
+                    help="also play greedy against random (--games games, seats alternated): the skill spread")
     sm.set_defaults(func=cmd_simulate, extra="lab")
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")
@@ -185,10 +187,17 @@ def cmd_simulate(args) -> int:
     out = show.console()
     title = (f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} (seeds {args.seed} to "
              f"{args.seed + args.games - 1}), agents {args.agents}")
-    for t in show.tables(data, title):
+    for t in show.tables(data, title, agents=args.agents):
         out.print(t)
     where = f"the cluster at {args.cluster}" if args.cluster else count_of(min(args.workers, args.games), "worker")
     out.print(f"{(data['games'] - data['lost']) / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
+    if args.spread:
+        from .quality import skill_spread
+        with show.progress(show.console(stderr=True)) as bar:
+            task = bar.add_task("greedy vs random", total=args.games)
+            data["quality"]["skill_spread"] = skill_spread(engine, players, args.games, args.seed, args.workers,
+                                                           lambda: bar.advance(task))
+        out.print(show.spread(data["quality"]["skill_spread"]))
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})

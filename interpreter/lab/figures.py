@@ -33,7 +33,8 @@ def spread(values) -> dict:
 
 
 def summarize(records: list[dict], players: int) -> dict:
-    """Every figure of a simulation, as JSON data."""
+    """Every figure of a simulation, as JSON data (with how the game plays: lab/quality.py)."""
+    from .quality import curves, game_quality
     done = [r for r in records if r["status"] == "finished"]
     seats = []
     for seat in range(players):
@@ -61,6 +62,8 @@ def summarize(records: list[dict], players: int) -> dict:
         "end_reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
         "options": _merged(records, "options", ("offered", "chosen")),
         "cards": _merged(records, "cards", ("offered", "chosen", "bought")),
+        "quality": game_quality(records, players),
+        "curves": curves(records, players),
         "interval": INTERVAL,
     }
 

@@ -12,26 +12,40 @@ import time
 
 from rulesdsl.errors import Diagnostic
 
+from ..bots.evaluation import Evaluation
 from ..tools.agents import make_agents
 from ..engine import GameError, InternalError, LimitError
+
+MAX_CURVE = 1000  # rounds of standings a game's record keeps
 
 
 def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -> dict:
     """Play one game to its end; return its record (a plain dict, as JSON data). Without `tally`
-    the options offered and chosen are not counted (a speed benchmark pays nothing for them)."""
+    the options offered and chosen, the standings per round and the decisions per phase are not
+    recorded (a speed benchmark pays nothing for them)."""
     bots = make_agents(agents, players, seed, engine=engine)
     st = engine.new_game(players, seed)
     offered: dict[str, list] = {}   # an option's label -> [games' decisions offering it, chosen]
     cards: dict[str, list] = {}     # a card's name -> [offered, chosen, bought]
-    status, message = "finished", None
+    phases: dict[str, list] = {}    # a phase's name -> [decisions, options offered in all]
+    curve: list = []  # every seat's standing as each round began (None: not evaluated there)
+    final = None      # and as the game ended
+    standing = Evaluation(engine).standings if tally else None
+    status, message, began = "finished", None, None
     try:
         while not engine.is_over(st):
+            if tally and (st.hand, st.round) != began and len(curve) < MAX_CURVE:
+                began = (st.hand, st.round)
+                curve.append(_standings(standing, st))
             options = engine.options(st)
             who = engine.current_player(st)
             bot = bots[who]
             choice = bot.choose(options, engine.view(st, who) if getattr(bot, "uses_view", True) else None)
             if tally:
                 _tally(engine.decision(st), options, choice, offered, cards)
+                row = phases.setdefault(st.phase or "", [0, 0])
+                row[0] += 1
+                row[1] += len(options)
             engine.apply(st, choice)
     except LimitError as exc:
         status, message = "limit", exc.diagnostic.message
@@ -44,9 +58,20 @@ def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -
     if reason:  # "...; tie broken by rank (24)": games are grouped by how they ended, not by rank
         reason = re.sub(r" \(-?[0-9]+\)$", "", reason)
     winners = sorted(int(w[1:]) - 1 for w in result.get("winners", ())) if status == "finished" else []
+    if tally and status == "finished":
+        final = _standings(standing, st)
     return {"seed": seed, "status": status, "message": message, "winners": winners, "rounds": st.round,
             "decisions": st.decisions, "reason": reason,
-            "options": offered, "cards": cards}
+            "options": offered, "cards": cards, "phases": phases, "curve": curve, "final": final}
+
+
+def _standings(standing, st) -> list[float] | None:
+    """Every seat's standing in `st` as the bots judge it (bots/evaluation.py), None when the
+    evaluation fails there (a rule it reads failing): that round has no point on the curve."""
+    try:
+        return [round(float(s), 4) for s in standing(st)]
+    except GameError:
+        return None
 
 
 def _tally(decision, options, choice, offered, cards) -> None:
@@ -170,7 +195,7 @@ def _same(engine):
 def lost_record(seed: int, message: str) -> dict:
     """The record of a game that was never played to its end (its worker went away): status `lost`."""
     return {"seed": seed, "status": "lost", "message": message, "winners": [], "rounds": 0, "decisions": 0,
-            "reason": None, "options": {}, "cards": {}}
+            "reason": None, "options": {}, "cards": {}, "phases": {}, "curve": [], "final": None}
 
 
 def play_on_cluster(address: str, engine, players: int, agents: str, seeds: list, each=None) -> list[dict]:

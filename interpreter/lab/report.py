@@ -143,6 +143,46 @@ def _picks(sides: list[tuple[str, dict]], top: int = 15):
     return _hbars(f"Cards chosen when offered (the {len(names)} most offered)", names, rates, True)
 
 
+def _curves(figures: dict, least: int = 5):
+    """Each seat's standing at the start of every round: the mean over the finished games that
+    reached it (a line) and the 10th to 90th percentiles (a band), for the rounds at least `least`
+    games reached."""
+    points = [c for c in figures.get("curves", []) if c["games"] >= least]
+    if not points:
+        return ""
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    xs = [c["round"] for c in points]
+    for seat in range(len(points[0]["mean"])):
+        colour = COLOURS[seat % len(COLOURS)]
+        ax.plot(xs, [c["mean"][seat] for c in points], color=colour, label=f"P{seat + 1}")
+        ax.fill_between(xs, [c["p10"][seat] for c in points], [c["p90"][seat] for c in points], color=colour,
+                        alpha=0.15, lw=0)
+    ax.set_xlabel("round")
+    ax.set_ylabel("standing (the bots' evaluation)")
+    ax.set_title(f"Standing as each round begins\n(mean; band: 10th-90th percentile; rounds {least}+ games reached)")
+    ax.legend(frameon=False)
+    return _svg(fig)
+
+
+def _quality(figures: dict) -> list[str]:
+    """How the game plays: the measures with their intervals, and each phase's figures."""
+    q = figures.get("quality")
+    if not q:
+        return []
+    out = ["<h2>How the game plays</h2>",
+           _table(["measure", "value", "95% interval", "games"], [[_e(c) for c in row] for row in show.quality_rows(q)]),
+           "<p class=\"note\">" + _e("Shares: Wilson's interval; means: Student's t. Standings: the bots' "
+                                     "evaluation at the start of each round. Definitions and sources: "
+                                     "docs/simulation.md, 'How the game plays'.") + "</p>"]
+    if q["phases"]:
+        rows = [[_e(name or "(set-up)"), f"{row['decisions_per_game']['mean']:.2f}",
+                 "-" if row["decisions_per_game"]["ci95"] is None else
+                 "[{:.2f}, {:.2f}]".format(*row["decisions_per_game"]["ci95"]), _e(show._num(row["branching"]))]
+                for name, row in q["phases"].items()]
+        out.append(_table(["phase", "decisions per game", "95% interval", "options per decision"], rows))
+    return out
+
+
 def _plots(parts: list[str]) -> str:
     return '<div class="plots">' + "".join(f'<div class="plot">{p}</div>' for p in parts if p) + "</div>"
 
@@ -164,8 +204,8 @@ def simulation(title: str, subtitle: str, figures: dict, records: list[dict]) ->
              for s in figures["seats"]]
     body = ["<h2>Summary</h2>", _table(None, [[_e(a), _e(b)] for a, b in _summary_rows(figures)]),
             _table(["seat", "wins", "win rate", "95% interval"], seats),
-            f"<p class=\"note\">{_e(figures['interval'])}</p>",
-            "<h2>Plots</h2>", _plots([_win_rates([("", figures)]), _lengths([("", rounds)]),
+            f"<p class=\"note\">{_e(figures['interval'])}</p>", *_quality(figures),
+            "<h2>Plots</h2>", _plots([_win_rates([("", figures)]), _lengths([("", rounds)]), _curves(figures),
                                       _ends([("", figures)]), _picks([("", figures)])])]
     if figures["failed_seeds"]:
         body += ["<h2>Games that did not finish</h2>",

@@ -62,8 +62,10 @@ def _table(title: str) -> Table:
     return Table(title=title, title_justify="left", min_width=len(title))
 
 
-def tables(figures: dict, title: str, top: int = 12) -> list:
-    """The summary as Rich renderables: games, seats, length, end reasons, options and cards."""
+def tables(figures: dict, title: str, top: int = 12, agents: str | None = None) -> list:
+    """The summary as Rich renderables: games, seats, length, end reasons, how the game plays
+    (lab/quality.py), options and cards; the games that did not finish, with the command that
+    replays one (`agents`: those that played them)."""
     out = []
     games = _table(title)
     counts = {"games": "games", "finished": "finished", "stopped_by_limit": "stopped by a limit",
@@ -96,6 +98,8 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
         for reason, n in figures["end_reasons"].items():
             ends.add_row(reason, str(n), _pct(n / figures["finished"]))
         out.append(ends)
+    if "quality" in figures:
+        out += quality(figures["quality"])
     for key, title, cols in (("options", "Named options (actions and choices)", ("offered", "chosen")),
                              ("cards", "Cards", ("offered", "chosen", "bought"))):
         rows = figures[key]
@@ -110,7 +114,8 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
             t.add_row(label, *(str(row[c]) for c in cols), _pct(row["chosen_when_offered"]))
         out.append(t)
     if figures["failed_seeds"]:
-        failed = _table("Games that did not finish (replay one with `lfdsl run --seed N`)")
+        again = f"lfdsl run --seed N --agents {agents}" if agents else "lfdsl run --seed N"
+        failed = _table(f"Games that did not finish (replay one with `{again}`)")
         failed.add_column("seeds" if figures["lost"] else "seed", justify="right")
         failed.add_column("stopped by")
         failed.add_column("message")
@@ -121,6 +126,63 @@ def tables(figures: dict, title: str, top: int = 12) -> list:
 
 
 STOPPED_BY = {"limit": "a limit", "error": "an error", "lost": "lost with the cluster"}
+
+
+def _ci(row: dict, key: str, share: bool) -> tuple[str, str]:
+    """A measure's value and its interval as shown."""
+    v, ci = row.get(key), row.get("ci95")
+    if v is None:
+        return "-", "-"
+    if share:
+        return f"{v:+.1%}" if key == "value" else f"{v:.1%}", "-" if ci is None else (
+            f"[{ci[0]:+.1%}, {ci[1]:+.1%}]" if key == "value" else f"[{ci[0]:.1%}, {ci[1]:.1%}]")
+    return f"{v:.2f}", "-" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def quality_rows(q: dict) -> list[tuple[str, str, str, str]]:
+    """How the game plays (lab/quality.py) as rows: measure, value, 95% interval, games measured."""
+    d = q["decisiveness"]
+    rows = [("first-player advantage (P1's win rate - fair share)", q["first_player_advantage"] or {}, "value", True),
+            ("drawishness (games with no single winner)", q["drawishness"], "share", True),
+            ("stalls (games stopped by a limit)", q["stalls"], "share", True),
+            ("lead changes per game", q["lead_changes"], "mean", False),
+            ("decisiveness: round the winner took its lasting lead", d["round"], "mean", False),
+            ("decisiveness: share of the game played before it", d["share_of_game"], "mean", True),
+            ("drama: share of rounds the winner did not lead", q["drama"], "mean", True)]
+    out = [(name, *_ci(row, key, share), str(row.get("n", 0))) for name, row, key, share in rows]
+    s = q.get("skill_spread")
+    if s is not None:
+        out.append((f"skill spread ({s['strong']} against {s['weak']}: win rate - 1/2)", *_ci(s, "value", True),
+                    str(s["games"])))
+    return out
+
+
+def spread(s: dict) -> str:
+    """The skill spread as a line."""
+    lo, hi = s["ci95"]
+    return (f"Skill spread: {s['strong']} against {s['weak']} won {s['rate']:.1%} of {s['games']} games (seats "
+            f"alternated): {s['value']:+.1%} over an even share, 95% interval [{lo:+.1%}, {hi:+.1%}] (Wilson).")
+
+
+def quality(q: dict) -> list:
+    """How the game plays as Rich tables: the measures with their intervals, then each phase's
+    decisions per game and options per decision."""
+    t = _table("How the game plays (95% intervals: Wilson for shares, Student t for means; docs/simulation.md)")
+    for col, just in (("measure", "left"), ("value", "right"), ("95% interval", "right"), ("games", "right")):
+        t.add_column(col, justify=just)
+    for row in quality_rows(q):
+        t.add_row(*row)
+    out = [t]
+    if q["phases"]:
+        p = _table("Per phase: decisions per game (mean, 95% interval) and options per decision")
+        for col, just in (("phase", "left"), ("decisions", "right"), ("95% interval", "right"),
+                          ("options per decision", "right")):
+            p.add_column(col, justify=just)
+        for name, row in q["phases"].items():
+            p.add_row(plain(name or "(set-up)"), *_ci(row["decisions_per_game"], "mean", False),
+                      _num(row["branching"]))
+        out.append(p)
+    return out
 
 
 def is_share(row) -> bool:
