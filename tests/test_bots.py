@@ -181,6 +181,8 @@ def test_tournament_command_prints_a_table_and_json(tmp_path, capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert "Wilson" in text and "greedy" in text and "random" in text
+    pair_lines = [line for line in text.splitlines() if line.split()[:2] in (["greedy", "random"], ["random", "greedy"])]
+    assert len(pair_lines) == 1  # one line per pair, from its first bot's side
     import json
     data = json.loads(out.read_text())
     pair = data["pairs"][0]
@@ -525,3 +527,10 @@ def test_mcts_with_a_prior_is_deterministic_for_a_seed():
     engine = Engine.load(ROOT / "rulesets" / "duel.lf")
     spec = "mcts:iterations=12,prior=3,random"
     assert _decisions(engine, 2, 5, spec, 20) == _decisions(engine, 2, 5, spec, 20)
+
+
+def test_a_tournament_plays_the_rulesets_own_number_of_players(capsys):
+    # For Sale is played by 3 to 6, 4 unless told: a tournament takes the 4.
+    assert main(["tournament", str(ROOT / "examples" / "forsale" / "forsale.lf"), "--bots", "random,first",
+                 "--games", "2", "--workers", "1"]) == 0
+    assert "For Sale: 4 players, 2 games per pair" in capsys.readouterr().out

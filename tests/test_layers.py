@@ -8,7 +8,7 @@ from interpreter.tools.cli import main
 from interpreter.engine import Engine
 from interpreter.tools.trace import ListSink, render
 from rulesdsl import unparse
-from rulesdsl.errors import CheckError
+from rulesdsl.errors import CheckError, LanguageError
 from rulesdsl.layers import load_ruleset
 
 from .conftest import ROOT
@@ -80,6 +80,22 @@ def test_layer_errors_are_positioned_in_the_layer_that_made_them():
     ]
     hints = [d.hint for d in info.value.diagnostics]
     assert hints[:3] == ["did you mean `gain`?", "did you mean `play`?", "did you mean `act`?"]
+
+
+def test_a_layers_declaration_that_does_not_fit_a_lower_layers_use_is_reported_at_both(tmp_path):
+    (tmp_path / "parent.lf").write_text((LAYERS / "parent.lf").read_text())
+    (tmp_path / "c.lf").write_text('extends "parent.lf"\n\nreplace param goal = "ten"\n')
+    with pytest.raises(LanguageError) as info:
+        Engine.load(tmp_path / "c.lf")
+    got = sorted((d.path.rsplit("/", 1)[-1], d.line, d.message) for d in info.value.diagnostics)
+    assert got == [("c.lf", 3, "`goal` as declared here does not fit where " + str(tmp_path / "parent.lf")
+                    + " uses it (line 29): `>=` compares numbers, got text"),
+                   ("parent.lf", 29, "`>=` compares numbers, got text")]
+    # A layer's own use of a name from below is its own mistake, reported at the use only.
+    (tmp_path / "d.lf").write_text('extends "parent.lf"\n\ncounter extra = goal and true\n')
+    with pytest.raises(LanguageError) as info:
+        Engine.load(tmp_path / "d.lf")
+    assert {d.path.rsplit("/", 1)[-1] for d in info.value.diagnostics} == {"d.lf"}
 
 
 def test_extends_cycle_and_missing_file(tmp_path):

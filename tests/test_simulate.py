@@ -114,6 +114,11 @@ def test_compare_finds_shorter_games_significant_with_a_lower_goal(tmp_path, cap
     assert data["a"]["set"] == {"goal": "6"} and data["b"]["set"] == {"goal": "3"}
     text = capsys.readouterr().out
     assert "scipy.stats.mannwhitneyu" in text and "Holm" in text
+    # Each difference has its interval, and the sides are named by what tells them apart.
+    assert rounds["ci95"][1] < 0 and rounds["ci95"][0] <= rounds["difference"] <= rounds["ci95"][1]
+    seat = next(t for t in data["tests"] if t["figure"] == "P1 win rate")
+    assert seat["ci95"][0] <= seat["difference"] <= seat["ci95"][1]
+    assert "goal=6" in text and "goal=3" in text and "Newcombe" in text and "bootstrap" in text
 
 
 def test_a_ruleset_against_an_identical_copy_on_the_same_seeds_differs_in_nothing(tmp_path):

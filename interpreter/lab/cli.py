@@ -203,7 +203,8 @@ def cmd_simulate(args) -> int:
                                 "seed": args.seed, "set": {k: str(v) for k, v in _params(args.set).items()}, **data})
     if args.report:
         from . import report
-        _write_text(args.report, report.simulation(f"{g.name}: simulation", f"{args.ruleset}; {title}", data, records))
+        _write_text(args.report, report.simulation(f"{g.name}: simulation", f"{args.ruleset}; {title}", data, records,
+                                                   report.provenance(engine)))
     return _lost(figures, records)
 
 
@@ -225,6 +226,8 @@ def _simulate_sweep(args) -> int:
     g = engine.model.game
     out.print(show.sweep(runs, name, f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per "
                          f"value (seeds {args.seed} to {args.seed + args.games - 1}), agents {args.agents}"))
+    if any(r["ties"] for r in runs):
+        out.print(show.shared_note(sum(r["ties"] for r in runs)))
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents, "seed": args.seed,
                                 "set": {k: str(v) for k, v in _params(args.set).items()},
@@ -232,7 +235,8 @@ def _simulate_sweep(args) -> int:
     if args.report:
         from . import report
         _write_text(args.report, report.sweep(f"{g.name}: sweep of {name}", f"{args.ruleset}; {count_of(players, 'player')}, "
-                                              f"{count_of(args.games, 'game')} per value, agents {args.agents}", name, runs))
+                                              f"{count_of(args.games, 'game')} per value, agents {args.agents}", name, runs,
+                                              report.provenance(*engines)))
     return _lost(figures, played)
 
 
@@ -405,12 +409,14 @@ def cmd_compare(args) -> int:
     def name(path, params):
         return path + "".join(f" {k}={v}" for k, v in params.items())
     a_name, b_name = name(args.ruleset, a_set), name(b_path, b_set)
+    sides = _side_names(args.ruleset, a_set, b_path, b_set)
     seeds = (f"the same seeds ({args.seed} to {args.seed + args.games - 1})" if b_seed == args.seed else
              f"seeds {args.seed}.. for A and {b_seed}.. for B")
     out = show.console()
     out.print(f"A: {a_name}\nB: {b_name}\n{count_of(players, 'player')}, {count_of(args.games, 'game')} each, "
               f"{seeds}, agents {args.agents}")
-    for part in show.comparison(rows, "Figures (B - A; p-values of two-sided tests)", SHORT):
+    for part in show.comparison(rows, f"Figures (B - A; p-values of two-sided tests): A = {sides[0]}, B = {sides[1]}",
+                                SHORT, sides):
         out.print(part)
     out.print(f"Significant at {ALPHA:.0%} after {CORRECTION.split(' (')[0]}'s correction over the "
               f"{sum(r['p'] is not None for r in rows)} figures tested: "
@@ -426,8 +432,26 @@ def cmd_compare(args) -> int:
         fa, fb = figures.summarize(a_records, players), figures.summarize(b_records, players)
         _write_text(args.report, report.comparison(
             f"A: {a_name} against B: {b_name}", f"{count_of(players, 'player')}, {count_of(args.games, 'game')} "
-            f"each, {seeds}, agents {args.agents}", ("A", fa, a_records), ("B", fb, b_records), rows, SHORT))
+            f"each, {seeds}, agents {args.agents}", (sides[0], fa, a_records), (sides[1], fb, b_records), rows, SHORT,
+            report.provenance(a, b)))
     return _lost(figures, a_records + b_records)
+
+
+def _side_names(a_path: str, a_set: dict, b_path: str, b_set: dict) -> tuple[str, str]:
+    """Short names for the two sides of a comparison: what tells them apart, the files' names (the
+    whole paths when the names are the same) and the parameters set differently."""
+    from pathlib import PurePath
+    a_file, b_file = PurePath(a_path).name, PurePath(b_path).name
+    if a_path == b_path:
+        a_file = b_file = ""
+    elif a_file == b_file:
+        a_file, b_file = a_path, b_path
+
+    def name(file, mine, theirs):
+        parts = ([file] if file else []) + [f"{k}={v}" for k, v in mine.items() if theirs.get(k) != v]
+        return " ".join(parts)
+    a, b = name(a_file, a_set, b_set), name(b_file, b_set, a_set)
+    return (a or "A", b or "B") if a != b else ("A", "B")
 
 
 def cmd_tournament(args) -> int:
@@ -435,7 +459,7 @@ def cmd_tournament(args) -> int:
     from ..bots import parse_agents
     engine = _load(args)
     g = engine.model.game
-    players = _players_for(engine, args.players, 2, max(2, g.min_players))
+    players = _players_for(engine, args.players, 2, max(2, g.default_players))  # a game of one: two at least
     _seeds_fit("--seed", args.seed, args.games)
     specs = parse_agents(args.bots, "--bots")
     if not 2 <= len(specs) <= opt.MAX_BOTS:
@@ -476,7 +500,7 @@ def cmd_value(args) -> int:
     """`lfdsl value`: restricted play, the baseline first, then every item's games."""
     engine = _load(args)
     g = engine.model.game
-    players = _players_for(engine, args.players, 2, max(2, g.min_players))
+    players = _players_for(engine, args.players)  # solo too: the one seat is restricted
     _seeds_fit("--seed", args.seed, args.games)
     _agents_for(args.agents, players, args.seed, engine)
     if args.workers is None:
@@ -528,7 +552,7 @@ def cmd_value(args) -> int:
         from . import report
         _write_text(args.report, report.value(f"{g.name}: what each {what} is worth", f"{args.ruleset}; {title}; "
                                               f"the restricted seat {rule}",
-                                              rows, what, value.METHODS))
+                                              rows, what, value.METHODS, made_from=report.provenance(engine)))
     return EXIT_OK
 
 

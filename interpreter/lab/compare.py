@@ -8,6 +8,11 @@ least 95% of comparisons, however many figures are tested.
 | share of games finished, each seat's win rate | Fisher's exact test (scipy.stats.fisher_exact) |
 | rounds, decisions of the finished games | Mann-Whitney U test, two-sided (scipy.stats.mannwhitneyu) |
 | how the games ended | chi-square test of homogeneity (scipy.stats.chi2_contingency) |
+
+Each difference has its 95% interval: Newcombe's hybrid score interval for a difference of two
+proportions (statsmodels `confint_proportions_2indep`, method "newcomb"), and for a difference of
+medians a percentile bootstrap (scipy.stats.bootstrap, 2,000 resamples of each side, seeded, so the
+same games give the same interval).
 """
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ MANN_WHITNEY = "Mann-Whitney U test, two-sided (scipy.stats.mannwhitneyu)"
 CHI2 = "chi-square test of homogeneity (scipy.stats.chi2_contingency)"
 SHORT = {FISHER: "Fisher", MANN_WHITNEY: "Mann-Whitney U", CHI2: "chi-square"}
 CORRECTION = "Holm (statsmodels.stats.multitest.multipletests, method='holm')"
+INTERVALS = {FISHER: "Newcombe's hybrid score interval (statsmodels confint_proportions_2indep, method='newcomb')",
+             MANN_WHITNEY: "percentile bootstrap of the difference of medians (scipy.stats.bootstrap, 2,000 "
+                           "resamples, seeded)"}
 
 
 def _share(hits: int, total: int) -> float | None:
@@ -31,11 +39,14 @@ def _share(hits: int, total: int) -> float | None:
 
 def _proportion(name, a_hits, a_total, b_hits, b_total) -> dict:
     a, b = _share(a_hits, a_total), _share(b_hits, b_total)
-    p = None
+    p = ci = None
     if a_total and b_total:
         p = float(fisher_exact([[a_hits, a_total - a_hits], [b_hits, b_total - b_hits]])[1])
+        from statsmodels.stats.proportion import confint_proportions_2indep
+        low, high = confint_proportions_2indep(b_hits, b_total, a_hits, a_total, method="newcomb", compare="diff")
+        ci = [round(float(low), 4), round(float(high), 4)]
     return {"figure": name, "a": a, "b": b, "difference": None if a is None or b is None else round(b - a, 4),
-            "test": FISHER, "p": p}
+            "ci95": ci, "test": FISHER, "p": p}
 
 
 def _lengths(name, a_values, b_values) -> dict:
@@ -48,7 +59,22 @@ def _lengths(name, a_values, b_values) -> dict:
         if math.isnan(p):  # no test where both sides are one repeated value
             p = None
     return {"figure": f"{name} (median)", "a": a, "b": b, "difference": None if a is None or b is None else b - a,
-            "test": MANN_WHITNEY, "p": p}
+            "ci95": _median_gap(a_values, b_values), "test": MANN_WHITNEY, "p": p}
+
+
+def _median_gap(a_values, b_values) -> list[float] | None:
+    """The 95% percentile-bootstrap interval of median(B) - median(A) (None with fewer than two
+    values a side)."""
+    if len(a_values) < 2 or len(b_values) < 2:
+        return None
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    def gap(a, b, axis=-1):
+        return np.median(b, axis=axis) - np.median(a, axis=axis)
+    ci = bootstrap((np.asarray(a_values, float), np.asarray(b_values, float)), gap, n_resamples=2000,
+                   method="percentile", vectorized=True, random_state=np.random.default_rng(0)).confidence_interval
+    return [round(float(ci.low), 3), round(float(ci.high), 3)]
 
 
 def _reasons(a_records, b_records) -> dict | None:
@@ -61,7 +87,7 @@ def _reasons(a_records, b_records) -> dict | None:
         return None
     p = 1.0 if rows[0] == rows[1] else float(chi2_contingency(rows)[1])
     return {"figure": "how the games ended", "a": dict(zip(reasons, rows[0])), "b": dict(zip(reasons, rows[1])),
-            "difference": None, "test": CHI2, "p": p}
+            "difference": None, "ci95": None, "test": CHI2, "p": p}
 
 
 def compare(a_records: list[dict], b_records: list[dict], players: int) -> list[dict]:

@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ..tools.plaintext import visible  # noqa: E402
 from . import show  # noqa: E402
+from .compare import INTERVALS  # noqa: E402
 from .figures import unfinished  # noqa: E402
 
 # `text.parse_math` off: a label with `$...$` (a card's name) is shown as written, not read as
@@ -62,10 +63,33 @@ def _pct(x) -> str:
     return "-" if x is None else f"{x:.1%}"
 
 
-def _page(title: str, subtitle: str, body: list[str]) -> str:
+def provenance(*engines) -> list[tuple[str, str]]:
+    """What a page was made from: each engine's files with their hashes, and its parameters'
+    values (those set by `--set` marked), as (label, text) rows."""
+    rows = []
+    for engine in engines:
+        origin = engine.origin or {}
+        for path, digest in (origin.get("files") or {}).items():
+            rows.append((path, digest))
+        given = origin.get("set") or {}
+        params = ", ".join(f"{k}={v}{' (set)' if k in given else ''}" for k, v in sorted(engine.params.items()))
+        rows.append(("parameters", params or "none"))
+    seen, out = set(), []
+    for row in rows:  # a file both sides read is listed once
+        if row not in seen:
+            seen.add(row)
+            out.append(row)
+    return out
+
+
+def _page(title: str, subtitle: str, body: list[str], made_from: list | None = None) -> str:
+    head = ""
+    if made_from:
+        head = ("<details open><summary class=\"note\">Made from</summary>"
+                + _table(None, [[_e(a), f"<code>{_e(b)}</code>"] for a, b in made_from]) + "</details>")
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
-            f"<h1>{_e(title)}</h1><p class=\"note\">{_e(subtitle)}</p>" + "".join(body) + "</body></html>\n")
+            f"<h1>{_e(title)}</h1><p class=\"note\">{_e(subtitle)}</p>{head}" + "".join(body) + "</body></html>\n")
 
 
 # ---- the charts ------------------------------------------------------------------------------
@@ -107,13 +131,22 @@ def _lengths(sides: list[tuple[str, list[int]]]):
     return _svg(fig)
 
 
+def palette(n: int) -> list:
+    """`n` colours told apart: the report's own up to six, then evenly along viridis (no repeat)."""
+    if n <= len(COLOURS):
+        return COLOURS[:n]
+    return [matplotlib.colormaps["viridis"](i / (n - 1)) for i in range(n)]
+
+
 def _hbars(title: str, labels: list[str], sides: list[tuple[str, list[float]]], percent: bool):
-    """Horizontal bars, one group per label, one bar per side."""
+    """Horizontal bars, one group per label, one bar per side; the legend beside the chart, where
+    it covers no bar."""
     fig, ax = plt.subplots(figsize=(5.6, 0.8 + 0.32 * len(labels) * max(1, len(sides) * 0.7)))
     height = 0.8 / len(sides)
+    colours = palette(len(sides))
     for k, (name, vals) in enumerate(sides):
         ys = [i + (k - (len(sides) - 1) / 2) * height for i in range(len(labels))]
-        ax.barh(ys, vals, height, label=visible(name), color=COLOURS[k % len(COLOURS)])
+        ax.barh(ys, vals, height, label=visible(name), color=colours[k])
     shown = [visible(lb) for lb in labels]
     ax.set_yticks(range(len(labels)), [lb if len(lb) <= 48 else lb[:47] + "…" for lb in shown])
     ax.invert_yaxis()
@@ -121,7 +154,7 @@ def _hbars(title: str, labels: list[str], sides: list[tuple[str, list[float]]], 
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.set_title(title)
     if len(sides) > 1:
-        ax.legend(frameon=False)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return _svg(fig)
 
 
@@ -197,14 +230,15 @@ def _summary_rows(f: dict) -> list:
             ["decisions: median", "-" if f["decisions"]["median"] is None else f"{f['decisions']['median']:g}"]]
 
 
-def simulation(title: str, subtitle: str, figures: dict, records: list[dict]) -> str:
+def simulation(title: str, subtitle: str, figures: dict, records: list[dict], made_from=None) -> str:
     """The page of one simulation."""
     rounds = [r["rounds"] for r in records if r["status"] == "finished"]
     seats = [[_e(s["seat"]), s["wins"], _pct(s["win_rate"]), f"[{s['ci95'][0]:.1%}, {s['ci95'][1]:.1%}]"]
              for s in figures["seats"]]
     body = ["<h2>Summary</h2>", _table(None, [[_e(a), _e(b)] for a, b in _summary_rows(figures)]),
             _table(["seat", "wins", "win rate", "95% interval"], seats),
-            f"<p class=\"note\">{_e(figures['interval'])}</p>", *_quality(figures),
+            f"<p class=\"note\">{_e(figures['interval'])}"
+            + (f" {_e(show.shared_note(figures['ties']))}" if figures["ties"] else "") + "</p>", *_quality(figures),
             "<h2>Plots</h2>", _plots([_win_rates([("", figures)]), _lengths([("", rounds)]), _curves(figures),
                                       _ends([("", figures)]), _picks([("", figures)])])]
     if figures["failed_seeds"]:
@@ -212,10 +246,10 @@ def simulation(title: str, subtitle: str, figures: dict, records: list[dict]) ->
                  _table(["seed", "stopped by", "message"],
                         [[_e(seeds), _e(show.STOPPED_BY[status]), _e(message)]
                          for seeds, status, message in unfinished(figures["failed_seeds"])])]
-    return _page(title, subtitle, body)
+    return _page(title, subtitle, body, made_from)
 
 
-def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], tests: dict) -> str:
+def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], tests: dict, made_from=None) -> str:
     """The page of a comparison: `a` and `b` are (name, figures, records)."""
     sides = [(a[0], a[1]), (b[0], b[1])]
 
@@ -227,13 +261,16 @@ def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], 
                       "-" if r["p"] is None else f"{r['p']:.3g}", "-" if r["p_holm"] is None else f"{r['p_holm']:.3g}",
                       '<span class="sig">yes</span>' if r["significant"] else "no"])
     finished = [(n, [r["rounds"] for r in recs if r["status"] == "finished"]) for n, _, recs in (a, b)]
-    body = ["<h2>Figures</h2>", _table(["figure", "A", "B", "B - A", "test", "p", "p (Holm)", "significant"], table),
-            "<p class=\"note\">" + _e("; ".join(f"{short}: {name}" for name, short in tests.items())) + "</p>",
+    body = ["<h2>Figures</h2>", _table(["figure", a[0], b[0], "B - A [95%]", "test", "p", "p (Holm)", "significant"],
+                                       table),
+            "<p class=\"note\">" + _e("; ".join(f"{short}: {name}" for name, short in tests.items())
+                                     + "; intervals: " + "; ".join(f"{tests.get(k, k)}: {v}"
+                                                                   for k, v in INTERVALS.items())) + "</p>",
             "<h2>Plots</h2>", _plots([_win_rates(sides), _lengths(finished), _ends(sides), _picks(sides)])]
-    return _page(title, subtitle, body)
+    return _page(title, subtitle, body, made_from)
 
 
-def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
+def sweep(title: str, subtitle: str, name: str, runs: list[dict], made_from=None) -> str:
     """The page of a sweep: every value of the parameter on the same charts."""
     values = [r["value"] for r in runs]
     numeric = all(v.lstrip("-").isdigit() for v in values)
@@ -267,7 +304,7 @@ def sweep(title: str, subtitle: str, name: str, runs: list[dict]) -> str:
              "-" if r["rounds"]["median"] is None else f"{r['rounds']['median']:g}"] for r in runs]
     head = [name, "finished", *(f"{s['seat']} win rate [95%]" for s in runs[0]["seats"]), "rounds (median)"]
     body = ["<h2>Summary</h2>", _table(head, rows), "<h2>Plots</h2>", _plots([win, length, ends])]
-    return _page(title, subtitle, body)
+    return _page(title, subtitle, body, made_from)
 
 
 def _ticks(ax, xs, values, numeric):
@@ -293,7 +330,8 @@ def _drops(title: str, rows: list[dict]):
     return _svg(fig)
 
 
-def value(title: str, subtitle: str, rows: list[dict], what: str, methods: dict, top: int = 12) -> str:
+def value(title: str, subtitle: str, rows: list[dict], what: str, methods: dict, top: int = 12,
+          made_from=None) -> str:
     """The page of restricted play (lab/value.py): the table of every item, and the drops of the
     `top` largest and smallest as bars with their intervals (green: significantly worth taking;
     orange: significantly better avoided; grey: not significant)."""
@@ -312,4 +350,4 @@ def value(title: str, subtitle: str, rows: list[dict], what: str, methods: dict,
                    table),
             "<p class=\"note\">" + _e("; ".join(f"{k}: {v}" for k, v in methods.items())) + "</p>",
             "<h2>Plots</h2>", _plots(plots)]
-    return _page(title, subtitle, body)
+    return _page(title, subtitle, body, made_from)

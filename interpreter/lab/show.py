@@ -83,6 +83,8 @@ def tables(figures: dict, title: str, top: int = 12, agents: str | None = None) 
         lo, hi = s["ci95"]
         seats.add_row(s["seat"], str(s["wins"]), _pct(s["win_rate"]), f"[{lo:.1%}, {hi:.1%}]")
     out.append(seats)
+    if figures["ties"]:
+        out.append(shared_note(figures["ties"]))
     length = _table("Length of the finished games")
     for col in ("", "mean", "median", "10th pct", "90th pct"):
         length.add_column(col, justify="right")
@@ -200,19 +202,23 @@ def value_text(v, share: bool) -> str:
 
 
 def difference_text(row) -> str:
-    """B - A of a compared figure as shown."""
+    """B - A of a compared figure as shown, with its 95% interval when it has one."""
     d = row["difference"]
     if d is None:
         return "-"
-    return f"{d:+.1%}" if is_share(row) else f"{d:+g}"
+    ci = row.get("ci95")
+    if is_share(row):
+        return f"{d:+.1%}" + ("" if ci is None else f" [{ci[0]:+.1%}, {ci[1]:+.1%}]")
+    return f"{d:+g}" + ("" if ci is None else f" [{ci[0]:+g}, {ci[1]:+g}]")
 
 
-def comparison(rows: list[dict], title: str, short: dict) -> list:
-    """The tables of a comparison: each figure on both sides, the difference, the test and its
-    p-values, a mark on the significant ones; then how the games ended on each side; then the full
-    name of each test used."""
+def comparison(rows: list[dict], title: str, short: dict, names: tuple = ("A", "B")) -> list:
+    """The tables of a comparison: each figure on both sides (their columns headed by `names`), the
+    difference with its 95% interval, the test and its p-values, a mark on the significant ones;
+    then how the games ended on each side; then the full name of each test and interval used."""
     t = _table(title)
-    for col, just in (("figure", "left"), ("A", "right"), ("B", "right"), ("B - A", "right"), ("test", "left"),
+    a_name, b_name = names
+    for col, just in (("figure", "left"), (a_name, "right"), (b_name, "right"), ("B - A [95%]", "right"), ("test", "left"),
                       ("p", "right"), ("p (Holm)", "right"), ("significant", "left")):
         t.add_column(col, justify=just)
     ended = None
@@ -227,14 +233,23 @@ def comparison(rows: list[dict], title: str, short: dict) -> list:
     out = [t]
     if ended is not None:
         e = _table("How the games ended (finished games)")
-        for col, just in (("reason", "left"), ("A", "right"), ("B", "right")):
+        for col, just in (("reason", "left"), (a_name, "right"), (b_name, "right")):
             e.add_column(col, justify=just)
         for reason in ended["a"]:
             e.add_row(reason or "(no reason given)", str(ended["a"][reason]), str(ended["b"][reason]))
         out.append(e)
     used = [name for name in short if any(r["test"] == name for r in rows)]
     out.append("Tests: " + "; ".join(f"{short[n]}: {n}" for n in used) + ".")
+    from .compare import INTERVALS
+    out.append("Intervals of B - A: " + "; ".join(f"{short.get(n, n)}: {INTERVALS[n]}" for n in used if n in INTERVALS)
+               + ".")
     return out
+
+
+def shared_note(ties: int) -> str:
+    """Why the seats' win rates add to more than 100%, said under them when games were shared."""
+    return (f"{ties} {'game was' if ties == 1 else 'games were'} won by several seats together: such a game "
+            "counts as a win for each of its winners, so the win rates add to more than 100%.")
 
 
 def sweep(runs: list[dict], name: str, title: str):

@@ -197,17 +197,15 @@ def ladder(rates: list[Rating], reference: str) -> list[str]:
 
 
 def table(results: list[PairResult]) -> list[str]:
-    """The results as the lines of a readable table."""
+    """The results as the lines of a readable table, one line per pair, from its first bot's side."""
     width = max([len(r.a) for r in results] + [len(r.b) for r in results] + [3])
     head = f"{'bot':<{width}}  {'against':<{width}}  {'games':>5}  {'wins':>5}  {'losses':>6}  {'shared':>6}  " \
            f"{'unfin.':>6}  {'win rate':>8}  {'95% interval':>15}  {'med. rounds':>11}"
     out = [head, "-" * len(head)]
     for r in results:
-        for me, other, wins, losses, rate, (lo, hi) in (
-                (r.a, r.b, r.a_wins, r.b_wins, r.rate(), r.interval()),
-                (r.b, r.a, r.b_wins, r.a_wins, 1 - r.rate(), tuple(1 - x for x in reversed(r.interval())))):
-            out.append(f"{me:<{width}}  {other:<{width}}  {r.games:>5}  {wins:>5}  {losses:>6}  {r.shared:>6}  "
-                       f"{r.unfinished:>6}  {rate:>8.1%}  {f'[{lo:.1%}, {hi:.1%}]':>15}  "
-                       f"{median(r.rounds) if r.rounds else '-':>11}")
+        lo, hi = r.interval()
+        out.append(f"{r.a:<{width}}  {r.b:<{width}}  {r.games:>5}  {r.a_wins:>5}  {r.b_wins:>6}  {r.shared:>6}  "
+                   f"{r.unfinished:>6}  {r.rate():>8.1%}  {f'[{lo:.1%}, {hi:.1%}]':>15}  "
+                   f"{median(r.rounds) if r.rounds else '-':>11}")
     out.append("win rate: wins plus half the shared and unfinished games; interval: Wilson score, 95%")
     return out

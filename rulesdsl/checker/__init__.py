@@ -42,6 +42,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.formula_calls: dict = {}
         self.errors = []
         self.warnings = []
+        self._declared_errors: set = set()  # declarations an error was also reported at (`err`)
         self.types: dict = {}
         self.decided = Decided()
         self.res: Resolver | None = None
@@ -84,6 +85,33 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
     # -- reporting
     def err(self, node_or_span, message, hint=None):
         self.errors.append(self._diagnostic(node_or_span, message, hint, "error"))
+        self._also_at_declaration(node_or_span, message)
+
+    def _also_at_declaration(self, node, message):
+        """An error at a name declared in another file than the one using it (a layer's `replace
+        param goal = "ten"` used by the ruleset it extends as a number) is also reported at the
+        declaration, once per declaration: that is the line the designer changed."""
+        if not isinstance(node, A.Name):
+            return
+        b = self.res.bindings.get(node)
+        decl = getattr(b, "decl", None) if b is not None else None
+        span = getattr(decl, "span", None)
+        if span is None:
+            return
+        # Only a declaration made in a layer above the file using it: a mistake in a layer's own
+        # use of a name from below is the use's, and reported there only.
+        order = [layer.path for layer in self.p.layers]  # base first
+        decl_path, use_path = span.path or self.p.path, node.span.path or self.p.path
+        if decl_path == use_path or decl_path not in order or use_path not in order or \
+                order.index(decl_path) < order.index(use_path):
+            return
+        key = id(decl)
+        if key in self._declared_errors:
+            return
+        self._declared_errors.add(key)
+        use = node.span.path or self.p.path
+        self.errors.append(self._diagnostic(span, f"`{node.id}` as declared here does not fit where {use} uses "
+                                                  f"it (line {node.span.line}): {message}", None, "error"))
 
     def warn(self, node_or_span, message, hint=None):
         """Report something that checks but is very likely not what the rules mean: the rules still
