@@ -104,3 +104,22 @@ def test_the_value_command_says_which_item_was_never_offered(capsys):
                  "--only", "Meerkat,Meerkot"])
     err = capsys.readouterr().err
     assert code != 0 and "--only" in err and "Meerkot" in err and "Traceback" not in err
+
+
+def test_compare_values_the_cards_the_two_sides_define_otherwise(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = tmp_path / "cmp.json"
+    page = tmp_path / "cmp.html"
+    assert main(["compare", str(ROOT / "rulesets" / "base.lf"), str(PLANTED), "--players", "2", "--agents", "random",
+                 "--games", "20", "--workers", "1", "--json", str(out), "--report", str(page)]) == 0
+    changed = json.loads(out.read_text())["changed_cards"]
+    assert sorted(changed) == ["Meerkat", "Raven"]  # the planted layer's two amended cards, and no other
+    meerkat = changed["Meerkat"]
+    assert meerkat["a"]["games"] == meerkat["b"]["games"] == 20
+    assert meerkat["b"]["drop"] > meerkat["a"]["drop"]  # twelve flowers are worth more than the printed card
+    printed = capsys.readouterr().out
+    assert "Worth of the changed cards" in printed and "planted.lf: drop [95%]" in printed
+    assert "Worth of the changed cards" in page.read_text()
+    assert main(["compare", str(ROOT / "rulesets" / "base.lf"), str(PLANTED), "--players", "2", "--agents",
+                 "random", "--games", "4", "--workers", "1", "--no-value", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["changed_cards"] == {}

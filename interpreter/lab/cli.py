@@ -71,6 +71,8 @@ def register(sub) -> None:
     many_games(cp, "games on each side (default 100)", "the first game's seed, on both sides",
                "also write both sides' figures and the tests as JSON")
     cp.add_argument("--seed-b", type=opt.SEED_B, help="B's first seed, when B should not replay A's seeds")
+    cp.add_argument("--no-value", action="store_true",
+                    help="when the sides' cards differ, do not play the changed cards' restricted-play games")
     cp.set_defaults(func=cmd_compare, extra="lab")
     va = sub.add_parser("value", help="what each card, option or action is worth: a seat that never takes it "
                                       "against the usual bots (restricted play)")
@@ -405,6 +407,8 @@ def cmd_compare(args) -> int:
     b_records = _run_games(show, games, b, players, args, b_seed, "B", err)
     # Games lost with a cluster's workers are left out of the tests, not counted as unfinished.
     rows = compare(_played(a_records), _played(b_records), players)
+    changed = [] if args.no_value else changed_cards(a, b)
+    worth = _changed_worth(changed, ((a, args.seed), (b, b_seed)), players, args, show, err) if changed else {}
 
     def name(path, params):
         return path + "".join(f" {k}={v}" for k, v in params.items())
@@ -421,20 +425,54 @@ def cmd_compare(args) -> int:
     out.print(f"Significant at {ALPHA:.0%} after {CORRECTION.split(' (')[0]}'s correction over the "
               f"{sum(r['p'] is not None for r in rows)} figures tested: "
               f"{sum(r['significant'] for r in rows) or 'none'}.")
+    if changed:
+        out.print(show.changed_worth(changed, worth, sides))
     if args.json:
         _write_json(args.json, {
             "players": players, "agents": args.agents, "games": args.games, "alpha": ALPHA, "correction": CORRECTION,
             "a": {"ruleset": args.ruleset, "set": a_set, "seed": args.seed, **figures.summarize(a_records, players)},
             "b": {"ruleset": b_path, "set": b_set, "seed": b_seed, **figures.summarize(b_records, players)},
-            "tests": rows})
+            "tests": rows, "changed_cards": {c: {"a": worth["a"].get(c), "b": worth["b"].get(c)} for c in changed}})
     if args.report:
         from . import report
         fa, fb = figures.summarize(a_records, players), figures.summarize(b_records, players)
         _write_text(args.report, report.comparison(
             f"A: {a_name} against B: {b_name}", f"{count_of(players, 'player')}, {count_of(args.games, 'game')} "
             f"each, {seeds}, agents {args.agents}", (sides[0], fa, a_records), (sides[1], fb, b_records), rows, SHORT,
-            report.provenance(a, b)))
+            report.provenance(a, b), (changed, worth)))
     return _lost(figures, a_records + b_records)
+
+
+MAX_CHANGED = 10  # changed cards a comparison values by restricted play
+
+
+def changed_cards(a, b) -> list[str]:
+    """The names of the cards whose definition differs between engines `a` and `b` (a field, or
+    the kind, or only one side has it), in name order."""
+    def defs(engine):
+        return {d.name: (d.kind, sorted((k, repr(v)) for k, v in d.fields.items())) for d in engine.cards.defs}
+    da, db = defs(a), defs(b)
+    return sorted(n for n in set(da) | set(db) if da.get(n) != db.get(n))
+
+
+def _changed_worth(changed, sides, players, args, show, err) -> dict:
+    """Restricted play (lab/value.py) of the changed cards on each side, with that side's seeds:
+    {"a": {card: row}, "b": {card: row}}; a card no baseline game offered has no row. At most
+    `MAX_CHANGED` cards, the first in name order."""
+    from . import value
+    out = {}
+    for key, (engine, seed) in zip("ab", sides):
+        with show.progress(err) as bar:
+            task = bar.add_task(f"{key.upper()}: worth of the changed cards", total=args.games)
+            base = value.baseline(engine, players, args.agents, args.games, "cards", seed, args.workers,
+                                  lambda: bar.advance(task))
+            offered = dict(value.items_offered(base))
+            items = [c for c in changed[:MAX_CHANGED] if c in offered]
+            bar.update(task, total=args.games * (1 + len(items)))
+            runs = value.restricted(engine, players, args.agents, args.games, "cards", items, "avoid", seed,
+                                    args.workers, lambda: bar.advance(task))
+        out[key] = {r["item"]: r for r in value.worth(base, runs)}
+    return out
 
 
 def _side_names(a_path: str, a_set: dict, b_path: str, b_set: dict) -> tuple[str, str]:

@@ -249,8 +249,10 @@ def simulation(title: str, subtitle: str, figures: dict, records: list[dict], ma
     return _page(title, subtitle, body, made_from)
 
 
-def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], tests: dict, made_from=None) -> str:
-    """The page of a comparison: `a` and `b` are (name, figures, records)."""
+def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], tests: dict, made_from=None,
+               changed: tuple = ((), {})) -> str:
+    """The page of a comparison: `a` and `b` are (name, figures, records); `changed`: the cards
+    the sides define otherwise and their restricted-play rows per side ("a", "b")."""
     sides = [(a[0], a[1]), (b[0], b[1])]
 
     table = []
@@ -267,6 +269,21 @@ def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], 
                                      + "; intervals: " + "; ".join(f"{tests.get(k, k)}: {v}"
                                                                    for k, v in INTERVALS.items())) + "</p>",
             "<h2>Plots</h2>", _plots([_win_rates(sides), _lengths(finished), _ends(sides), _picks(sides)])]
+    cards, worth = changed
+    if cards:
+        def cell(key, card):
+            r = worth.get(key, {}).get(card)
+            if r is None or r["drop"] is None:
+                return "not offered"
+            lo, hi = r["interval95"]
+            sig = ' <span class="sig">*</span>' if r["significant"] else ""
+            return f"{r['drop']:+.1%} [{lo:+.1%}, {hi:+.1%}]{sig}"
+        body[2:2] = ["<h2>Worth of the changed cards</h2>",
+                     _table(["card", f"{a[0]}: drop [95%]", f"{b[0]}: drop [95%]"],
+                            [[_e(c), cell("a", c), cell("b", c)] for c in cards]),
+                     "<p class=\"note\">" + _e("The drop of a seat's win rate when it never takes the card, "
+                                                "on each side (restricted play, as `lfdsl value`; Agresti-Min "
+                                                "interval; * significant at 5% after Holm's correction).") + "</p>"]
     return _page(title, subtitle, body, made_from)
 
 

@@ -159,6 +159,29 @@ def quality_rows(q: dict) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def changed_worth(changed: list[str], worth: dict, names: tuple) -> Table:
+    """The restricted-play worth (lab/value.py) of the cards two compared sides define otherwise:
+    the drop of a seat's win rate when it never takes the card, on each side, with its interval."""
+    t = _table("Worth of the changed cards: the drop of a seat's win rate when it never takes the card "
+               "(restricted play; Agresti-Min interval)")
+    t.add_column("card", justify="left")
+    for name in names:
+        t.add_column(f"{name}: drop [95%]", justify="right")
+    for card in changed:
+        cells = []
+        for key in "ab":
+            r = worth.get(key, {}).get(card)
+            if r is None or r["drop"] is None:
+                cells.append("not offered")
+            else:
+                lo, hi = r["interval95"]
+                mark = " *" if r["significant"] else ""
+                cells.append(f"{r['drop']:+.1%} [{lo:+.1%}, {hi:+.1%}]{mark}")
+        t.add_row(plain(card), *cells)
+    t.caption = "* significant at 5% after Holm's correction (McNemar's exact test)"
+    return t
+
+
 def spread(s: dict) -> str:
     """The skill spread as a line."""
     lo, hi = s["ci95"]
