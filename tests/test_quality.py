@@ -130,6 +130,11 @@ def test_skill_spread_is_nothing_in_a_game_of_luck_and_much_in_a_game_of_skill(t
     assert luck["ci95"][0] < 0 < luck["ci95"][1]
     skill = skill_spread(_engine(tmp_path, SKILL, name="skill"), 2, 40)
     assert skill["ci95"][0] > 0.2
+    # A ladder of three: every pair is played, the spread is the strongest against the weakest.
+    three = skill_spread(_engine(tmp_path, SKILL, name="skill"), 2, 10, bots=("greedy", "first", "random"))
+    assert [(p["strong"], p["weak"]) for p in three["pairs"]] == [("greedy", "first"), ("greedy", "random"),
+                                                                    ("first", "random")]
+    assert (three["strong"], three["weak"]) == ("greedy", "random")
 
 
 def test_simulate_prints_writes_and_draws_how_the_game_plays(tmp_path, capsys, monkeypatch):

@@ -57,8 +57,9 @@ def register(sub) -> None:
     many_games(sm, "games to play (default 100)", "the first game's seed; game g has seed+g",
                "also write the figures as JSON")
     sm.add_argument("--sweep", metavar="NAME=LO..HI", help="simulate every value of a parameter (or NAME=V1,V2,...)")
-    sm.add_argument("--spread", action="store_true",
-                    help="also play greedy against random (--games games, seats alternated): the skill spread")
+    sm.add_argument("--spread", nargs="?", const="greedy,random", metavar="BOTS",
+                    help="also play every pair of these bots, strongest first (default greedy,random; e.g. "
+                         "mcts,greedy,random), --games games each, seats alternated: the skill spread")
     sm.set_defaults(func=cmd_simulate, extra="lab")
     cp = sub.add_parser("compare", help="simulate two rulesets (or one with two --set sets) and test every difference")
     cp.add_argument("ruleset", help="ruleset A")
@@ -194,11 +195,17 @@ def cmd_simulate(args) -> int:
     where = f"the cluster at {args.cluster}" if args.cluster else count_of(min(args.workers, args.games), "worker")
     out.print(f"{(data['games'] - data['lost']) / seconds:.1f} games/s on {where} ({seconds:.1f} s)")
     if args.spread:
+        from ..bots import parse_agents
         from .quality import skill_spread
+        bots = [s.text for s in parse_agents(args.spread, "--spread")]
+        if len(bots) < 2 or len(set(bots)) < len(bots):
+            raise opt.at("--spread", args.spread, "the skill spread needs two bots or more, each named once",
+                         "`--spread greedy,random`, or `--spread mcts,greedy,random`")
         with show.progress(show.console(stderr=True)) as bar:
-            task = bar.add_task("greedy vs random", total=args.games)
+            pairs = len(bots) * (len(bots) - 1) // 2
+            task = bar.add_task("skill spread", total=args.games * pairs)
             data["quality"]["skill_spread"] = skill_spread(engine, players, args.games, args.seed, args.workers,
-                                                           lambda: bar.advance(task))
+                                                           lambda: bar.advance(task), tuple(bots))
         out.print(show.spread(data["quality"]["skill_spread"]))
     if args.json:
         _write_json(args.json, {"ruleset": args.ruleset, "players": players, "agents": args.agents,

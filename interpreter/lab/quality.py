@@ -160,14 +160,18 @@ def curves(records: list[dict], players: int, most: int = 200) -> list[dict]:
 
 
 def skill_spread(engine, players: int, games: int, seed: int = 1, workers: int = 1, progress=None,
-                 strong: str = "greedy", weak: str = "random") -> dict:
-    """How much a stronger player wins over a weaker one: `strong` against `weak` over `games`
-    games, seats alternated (lab/tournament.py), its win rate (shared games half each) minus 1/2,
-    with Wilson's interval shifted alike. About 0 for a game of luck; the ladder (`lfdsl
-    tournament`) adds mcts."""
+                 bots: tuple = ("greedy", "random")) -> dict:
+    """How much a stronger player wins over a weaker one: every pair of `bots` (strongest first,
+    e.g. mcts, greedy, random) over `games` games, seats alternated (lab/tournament.py); the spread
+    is the first bot's win rate against the last (shared games half each) minus 1/2, with Wilson's
+    interval shifted alike, and every pair's rate is kept. About 0 for a game of luck."""
     from .tournament import tournament
-    (r,) = tournament(engine, [strong, weak], games, players, seed, progress=progress, workers=workers)
-    low, high = r.interval()
-    return {"strong": strong, "weak": weak, "games": r.games, "rate": round(r.rate(), 4),
-            "value": round(r.rate() - 0.5, 4), "ci95": [round(low - 0.5, 4), round(high - 0.5, 4)],
-            "source": "CardStock's spread; the ladder of bots (docs/agents.md)"}
+    results = tournament(engine, list(bots), games, players, seed, progress=progress, workers=workers)
+
+    def row(r):
+        low, high = r.interval()
+        return {"strong": r.a, "weak": r.b, "games": r.games, "rate": round(r.rate(), 4),
+                "value": round(r.rate() - 0.5, 4), "ci95": [round(low - 0.5, 4), round(high - 0.5, 4)]}
+    pairs = [row(r) for r in results]
+    main = next(p for p in pairs if p["strong"] == bots[0] and p["weak"] == bots[-1])
+    return {**main, "pairs": pairs, "source": "CardStock's spread; the ladder of bots (docs/agents.md)"}

@@ -278,7 +278,7 @@ def comparison(title: str, subtitle: str, a: tuple, b: tuple, rows: list[dict], 
             lo, hi = r["interval95"]
             sig = ' <span class="sig">*</span>' if r["significant"] else ""
             return f"{r['drop']:+.1%} [{lo:+.1%}, {hi:+.1%}]{sig}"
-        body[2:2] = ["<h2>Worth of the changed cards</h2>",
+        body[3:3] = ["<h2>Worth of the changed cards</h2>",
                      _table(["card", f"{a[0]}: drop [95%]", f"{b[0]}: drop [95%]"],
                             [[_e(c), cell("a", c), cell("b", c)] for c in cards]),
                      "<p class=\"note\">" + _e("The drop of a seat's win rate when it never takes the card, "

@@ -183,10 +183,13 @@ def changed_worth(changed: list[str], worth: dict, names: tuple) -> Table:
 
 
 def spread(s: dict) -> str:
-    """The skill spread as a line."""
-    lo, hi = s["ci95"]
-    return (f"Skill spread: {s['strong']} against {s['weak']} won {s['rate']:.1%} of {s['games']} games (seats "
-            f"alternated): {s['value']:+.1%} over an even share, 95% interval [{lo:+.1%}, {hi:+.1%}] (Wilson).")
+    """The skill spread as lines: the strongest bot against the weakest, then every other pair."""
+    def line(p):
+        lo, hi = p["ci95"]
+        return (f"{p['strong']} against {p['weak']} won {p['rate']:.1%} of {p['games']} games (seats alternated): "
+                f"{p['value']:+.1%} over an even share, 95% interval [{lo:+.1%}, {hi:+.1%}] (Wilson)")
+    others = [p for p in s.get("pairs", ()) if (p["strong"], p["weak"]) != (s["strong"], s["weak"])]
+    return "Skill spread: " + line(s) + "." + "".join(f"\n  {line(p)}." for p in others)
 
 
 def quality(q: dict) -> list:
