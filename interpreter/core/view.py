@@ -288,6 +288,20 @@ def choice_is_public(prog, st, d) -> bool:
 
 
 # ---- the view ---------------------------------------------------------------------------------
+def _unseen_face(prog, d: int, h: int, backs: dict) -> int:
+    """What the unseen multiset holds for an unseen card showing definition `d` at handle `h`. A
+    card face down (a hidden face: every face of a card is a definition of its own, so its back
+    would tell which card is face down) is listed by its first face, and the hidden face is kept
+    at its place in `backs` for the deal to turn the card dealt there to (a hidden face belongs to
+    every card of its kind). A card showing another face is listed as it shows, so that the deal
+    gives the place a card that has that face."""
+    if d not in prog.hidden_faces:
+        return d
+    backs[str(h)] = prog.def_face[d]
+    return next(iter(prog.face_table[d].values()))
+
+
+
 def _added(add, cards: list, vis: str, key: str, player: int) -> list:
     """`add` of each card of a zone, told whether `player` sees it there: the same for every card
     but the top one, which a zone showing its top card shows."""
@@ -327,7 +341,7 @@ def view(prog, st: GameState, player: int) -> View:
             backs[str(h)] = prog.def_face[d]
             unseen.append(next(iter(prog.face_table[d].values())))
             return names[d]
-        unseen.append(d)
+        unseen.append(_unseen_face(prog, d, h, backs))
         return None
     slots = []
     unsized = []  # the zones whose size this player does not know: their cards are handled last
@@ -383,7 +397,8 @@ def view(prog, st: GameState, player: int) -> View:
         for card in cards:
             handle[card] = None
             defs.append(None)
-            unseen.append(st.card_def[card])
+            d = st.card_def[card]  # face down: by its first face (which face: not kept); see `_unseen_face`
+            unseen.append(next(iter(prog.face_table[d].values())) if d in prog.hidden_faces else d)
     counters = st.counters
     if prog.card_counters:  # a card's counter is keyed by its handle, as its slots are
         counters = dict(counters)
