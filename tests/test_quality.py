@@ -153,3 +153,18 @@ def test_simulate_prints_writes_and_draws_how_the_game_plays(tmp_path, capsys, m
     html = page.read_text()
     assert "How the game plays" in html and "Standing as each round begins" in html  # the curves' plot
     assert html.count("<svg") >= 4 and "skill spread" in html
+
+
+def test_a_game_of_one_has_no_first_player_and_its_losses_are_no_draws(tmp_path):
+    solo = HEAD.replace("players 2..2", "players 1..1") + """
+round {
+    phase a each p { choose "move" { option win { win p "scored" } option lose { lose p "missed" } } }
+    phase b { }
+}
+"""
+    (tmp_path / "tiny.toml").write_text((ROOT / "tests" / "rulesets" / "tiny.toml").read_text())
+    (tmp_path / "solo.lf").write_text(solo.replace("ROUNDS", "5"))
+    engine = Engine.load(tmp_path / "solo.lf")
+    f = summarize(play_many(engine, 1, "random", range(1, 21)), 1)
+    assert 0 < f["seats"][0]["wins"] < 20  # some games won, some lost
+    assert f["quality"]["first_player_advantage"] is None and f["quality"]["drawishness"]["share"] == 0.0

@@ -6,8 +6,8 @@ The per-round measures read each game's *curve*: every seat's standing as the bo
 thresholds) at the start of every round, and at the end. A round's *leader* is the one seat with
 the highest standing (none when several share it).
 
-* first-player advantage: the first seat's win rate minus 1/players;
-* drawishness: the share of finished games with a shared win or no winner;
+* first-player advantage: the first seat's win rate minus 1/players (none in a game of one);
+* drawishness: the share of finished games with a shared win or, with several players, no winner;
 * stalls: the share of games stopped by a limit;
 * lead changes: per game, how often the leader differs from the round before's (rounds without a
   leader are passed over);
@@ -97,7 +97,7 @@ def game_quality(records: list[dict], players: int) -> dict:
     done = [r for r in played if r["status"] == "finished"]
     first = sum(0 in r["winners"] for r in done)
     advantage = None
-    if done:
+    if done and players > 1:  # a game of one has no first player to favour
         low, high = interval(first, len(done))
         advantage = {"value": round(first / len(done) - 1 / players, 4),
                      "ci95": [round(low - 1 / players, 4), round(high - 1 / players, 4)], "n": len(done)}
@@ -131,7 +131,9 @@ def game_quality(records: list[dict], players: int) -> dict:
                  for name, row in phases.items()}
     return {
         "first_player_advantage": advantage,
-        "drawishness": _share(sum(len(r["winners"]) != 1 for r in done), len(done)),
+        # A shared win, or no winner among several players (a game of one without a winner is lost).
+        "drawishness": _share(sum(len(r["winners"]) > 1 or (not r["winners"] and players > 1) for r in done),
+                              len(done)),
         "stalls": _share(sum(r["status"] == "limit" for r in played), len(played)),
         "lead_changes": mean_interval([float(c) for c in changes]),
         "decisiveness": {"round": mean_interval([float(d) for d in decided]),

@@ -144,7 +144,8 @@ def _ci(row: dict, key: str, share: bool) -> tuple[str, str]:
 def quality_rows(q: dict) -> list[tuple[str, str, str, str]]:
     """How the game plays (lab/quality.py) as rows: measure, value, 95% interval, games measured."""
     d = q["decisiveness"]
-    rows = [("first-player advantage (P1's win rate - fair share)", q["first_player_advantage"] or {}, "value", True),
+    rows = [("first-player advantage (P1's win rate - fair share)", q["first_player_advantage"] or {"n": "-"}, "value",
+             True),
             ("drawishness (games with no single winner)", q["drawishness"], "share", True),
             ("stalls (games stopped by a limit)", q["stalls"], "share", True),
             ("lead changes per game", q["lead_changes"], "mean", False),
