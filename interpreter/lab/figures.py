@@ -9,17 +9,11 @@ The interval is Wilson's score interval, computed by statsmodels (`proportion_co
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
-INTERVAL = "Wilson score interval, 95% (statsmodels.stats.proportion.proportion_confint, method='wilson')"
+from .proportions import INTERVAL, interval
+from .quality import curves, game_quality
 
-
-def interval(successes: int, trials: int) -> list[float]:
-    """The 95% Wilson score interval of a proportion, by statsmodels ([0, 1] when there is no trial)."""
-    if trials == 0:
-        return [0.0, 1.0]
-    low, high = proportion_confint(successes, trials, alpha=0.05, method="wilson")
-    return [float(low), float(high)]
+__all__ = ["INTERVAL", "interval", "spread", "summarize", "seed_ranges", "unfinished"]
 
 
 def spread(values) -> dict:
@@ -34,7 +28,6 @@ def spread(values) -> dict:
 
 def summarize(records: list[dict], players: int) -> dict:
     """Every figure of a simulation, as JSON data (with how the game plays: lab/quality.py)."""
-    from .quality import curves, game_quality
     done = [r for r in records if r["status"] == "finished"]
     seats = []
     for seat in range(players):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from .figures import interval
+from .proportions import interval
 
 SOURCES = {
     "first_player_advantage": "the first seat's win rate over the fair share (CardStock's fairness; Ludii's metrics)",

@@ -1,7 +1,7 @@
 """Tournaments between agents: every pair over N games, seats alternated, win rates with intervals,
 and a ladder: a Bradley-Terry rating of every bot on the Elo scale.
 
-The interval is Wilson's score interval at 95%, computed by statsmodels (`figures.interval`). A
+The interval is Wilson's score interval at 95%, computed by statsmodels (`proportions.interval`). A
 shared win counts half to each side; a game that reaches one of the ruleset's limits (rounds,
 decisions) counts as unfinished and half to each side as well, and is reported.
 """
@@ -15,7 +15,7 @@ import attrs
 
 from ..tools.agents import make_agents, play
 from ..engine import LimitError
-from .figures import interval
+from .proportions import interval
 
 
 @attrs.frozen
