@@ -13,7 +13,7 @@ import time
 from rulesdsl.errors import Diagnostic
 
 from ..bots.evaluation import Evaluation
-from ..tools.agents import make_agents
+from ..tools.agents import decide, make_agents
 from ..engine import GameError, InternalError, LimitError
 
 MAX_CURVE = 1000  # rounds of standings a game's record keeps
@@ -31,38 +31,53 @@ def play_one(engine, players: int, agents: str, seed: int, tally: bool = True) -
     curve: list = []  # every seat's standing as each round began (None: not evaluated there)
     final = None      # and as the game ended
     standing = Evaluation(engine).standings if tally else None
-    status, message, began = "finished", None, None
-    try:
-        while not engine.is_over(st):
-            if tally and (st.hand, st.round) != began and len(curve) < MAX_CURVE:
-                began = (st.hand, st.round)
-                curve.append(_standings(standing, st))
-            options = engine.options(st)
-            who = engine.current_player(st)
-            bot = bots[who]
-            choice = bot.choose(options, engine.view(st, who) if getattr(bot, "uses_view", True) else None)
-            if tally:
-                _tally(engine.decision(st), options, choice, offered, cards)
-                row = phases.setdefault(st.phase or "", [0, 0])
-                row[0] += 1
-                row[1] += len(options)
-            engine.apply(st, choice)
-    except LimitError as exc:
-        status, message = "limit", exc.diagnostic.message
-    except InternalError as exc:
-        status, message = "error", f"internal error: {exc.diagnostic.message}"
-    except GameError as exc:
-        status, message = "error", exc.diagnostic.message
+    began = None
+
+    def count(st, options, choice):
+        nonlocal began
+        if (st.hand, st.round) != began and len(curve) < MAX_CURVE:  # the round's first decision
+            began = (st.hand, st.round)
+            curve.append(_standings(standing, st))
+        _tally(engine.decision(st), options, choice, offered, cards)
+        row = phases.setdefault(st.phase or "", [0, 0])
+        row[0] += 1
+        row[1] += len(options)
+    status, message = play_out(engine, st, bots, count if tally else None)
     result = st.result or {}
     reason = result.get("reason") if status == "finished" else None
     if reason:  # "...; tie broken by rank (24)": games are grouped by how they ended, not by rank
         reason = re.sub(r" \(-?[0-9]+\)$", "", reason)
-    winners = sorted(int(w[1:]) - 1 for w in result.get("winners", ())) if status == "finished" else []
+    winners = winners_of(st, status)
     if tally and status == "finished":
         final = _standings(standing, st)
     return {"seed": seed, "status": status, "message": message, "winners": winners, "rounds": st.round,
             "decisions": st.decisions, "reason": reason,
             "options": offered, "cards": cards, "phases": phases, "curve": curve, "final": final}
+
+
+def play_out(engine, st, bots, each=None) -> tuple[str, str | None]:
+    """Play game `st` to its end, each seat's decisions taken by its agent in `bots`
+    (`agents.decide`), `each(st, options, choice)` called before each choice is applied: (status,
+    message), "finished" or stopped by a "limit" or an "error", and why."""
+    try:
+        while not engine.is_over(st):
+            options = engine.options(st)
+            choice = decide(engine, st, bots[engine.current_player(st)], options)
+            if each is not None:
+                each(st, options, choice)
+            engine.apply(st, choice)
+    except LimitError as exc:
+        return "limit", exc.diagnostic.message
+    except InternalError as exc:
+        return "error", f"internal error: {exc.diagnostic.message}"
+    except GameError as exc:
+        return "error", exc.diagnostic.message
+    return "finished", None
+
+
+def winners_of(st, status: str) -> list[int]:
+    """The seats (from 0) that won a game that finished, in order; none for one that stopped."""
+    return sorted(int(w[1:]) - 1 for w in (st.result or {}).get("winners", ())) if status == "finished" else []
 
 
 def _standings(standing, st) -> list[float] | None:

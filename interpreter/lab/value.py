@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import multiprocessing
 
-from ..engine import GameError, LimitError
 from ..tools.agents import make_agents
+from .games import play_out, winners_of
 
 KINDS = ("cards", "options", "actions")
 MODES = ("avoid", "take")
@@ -84,23 +84,12 @@ def play(engine, players: int, agents: str, seed: int, seat: int, kind: str, ite
         steered = bots[seat] = Steered(bots[seat], engine, kind, item, mode)
     st = engine.new_game(players, seed)
     offered: dict[str, int] = {}
-    status = "finished"
-    try:
-        while not engine.is_over(st):
-            options = engine.options(st)
-            who = engine.current_player(st)
-            bot = bots[who]
-            if item is None:
-                for name in {item_of(engine, o, kind) for o in options} - {None}:
-                    offered[name] = offered.get(name, 0) + 1
-            looks = getattr(bot, "uses_view", True) and (len(options) > 1 or not getattr(bot, "bot", False))
-            engine.apply(st, bot.choose(options, engine.view(st, who) if looks else None))
-    except LimitError:
-        status = "limit"
-    except GameError:
-        status = "error"
-    winners = sorted(int(w[1:]) - 1 for w in (st.result or {}).get("winners", ())) if status == "finished" else []
-    return {"seed": seed, "seat": seat, "status": status, "won": seat in winners,
+
+    def count(st, options, choice):
+        for name in {item_of(engine, o, kind) for o in options} - {None}:
+            offered[name] = offered.get(name, 0) + 1
+    status, _ = play_out(engine, st, bots, count if item is None else None)
+    return {"seed": seed, "seat": seat, "status": status, "won": seat in winners_of(st, status),
             "steered": steered.steered if steered is not None else 0, "offered": offered}
 
 

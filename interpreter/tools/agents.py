@@ -62,10 +62,11 @@ def make_agents(spec: str, players: int, seed: int, engine=None, option: str = "
     return out
 
 
-def decide(engine, state, agent):
-    """The option `agent` takes at the pending decision, shown its player's view if it uses one."""
+def decide(engine, state, agent, options=None):
+    """The option `agent` takes at the pending decision (whose `options` the caller may have listed
+    already), shown its player's view if it uses one."""
     who = engine.current_player(state)
-    options = engine.options(state)
+    options = engine.options(state) if options is None else options
     # A bot takes the one option there is without looking: the view, the dearest part of a cheap
     # decision, is not built for it.
     looks = getattr(agent, "uses_view", True) and (len(options) > 1 or not getattr(agent, "bot", False))
