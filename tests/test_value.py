@@ -25,16 +25,33 @@ def planted():
 def test_the_planted_strong_card_ranks_first_and_the_useless_one_last(planted):
     # Random bots, so that the games are quick: the seat that never takes the Meerkat (twelve
     # flowers) wins less often; the one that never takes the Raven (nothing for its price) does not.
-    base = V.baseline(planted, 2, "random", 100, "cards")
+    base = V.baseline(planted, 2, "random", 200, "cards")
     offered = dict(V.items_offered(base))
     assert offered["Meerkat"] > 0 and offered["Raven"] > 0
-    rows = V.worth(base, V.restricted(planted, 2, "random", 100, "cards", ["Raven", "Meerkat"]))
+    rows = V.worth(base, V.restricted(planted, 2, "random", 200, "cards", ["Raven", "Meerkat"], base=base))
     assert [r["item"] for r in rows] == ["Meerkat", "Raven"]
     strong, useless = rows
     assert strong["interval95"][0] > 0 and strong["significant"] and strong["steered_games"] > 0
     assert useless["interval95"][0] <= 0 <= useless["interval95"][1] and not useless["significant"]
-    assert useless["steered_games"] > 0  # it was offered, and left
-    assert strong["games"] == useless["games"] == 100 and strong["baseline"] == useless["baseline"]
+    assert useless["steered_games"] > 0  # the bot took it now and then, and was made to leave it
+    assert strong["games"] == useless["games"] == 200 and strong["baseline"] == useless["baseline"]
+
+
+def test_a_game_the_restriction_cannot_change_is_the_baselines_and_is_not_played_again(planted):
+    # Until its first bite a restricted game is the baseline's move for move: the games where the
+    # baseline's seat never took the item (never passed it by) are reused, and reusing them gives
+    # the records that playing them gives.
+    for mode in V.MODES:
+        base = V.baseline(planted, 2, "random", 12, "cards")
+        played = V.restricted(planted, 2, "random", 12, "cards", ["Meerkat", "Raven"], mode)
+        reused = V.restricted(planted, 2, "random", 12, "cards", ["Meerkat", "Raven"], mode, base=base)
+        key = "took" if mode == "avoid" else "passed"
+        for item, games in played.items():
+            keys = ("seed", "seat", "status", "won", "steered")
+            assert [[g[k] for k in keys] for g in games] == [[g[k] for k in keys] for g in reused[item]]
+            same = [g for g, b in zip(games, base) if item not in b[key]]
+            assert same and all(g["steered"] == 0 for g in same)
+            assert any(g["steered"] for g in games) == any(item in b[key] for b in base)
 
 
 def _option(oid, label, index):
@@ -57,6 +74,9 @@ def test_a_steered_seat_leaves_the_item_or_takes_it_and_takes_it_when_nothing_el
     take = V.Steered(_First(), planted, "cards", "Raven", "take")
     assert avoid.choose(offer, None).label == "Raven" and take.choose(offer, None).label == "Raven"
     assert avoid.choose(offer[:1], None).label == "Meerkat"  # the rules ask it to choose
+    assert avoid.steered == 1 and take.steered == 1
+    # Where the bot's own choice keeps the rule, the restriction does not bite.
+    assert avoid.choose(offer[::-1], None).label == "Raven" and take.choose(offer[::-1], None).label == "Raven"
     assert avoid.steered == 1 and take.steered == 1
     # A card not seen where it lies is no known card; a labelled option or an action by its label.
     assert V.item_of(planted, _option("card:?2@P1.hand", "card 2 of P1.hand", 0), "cards") is None

@@ -477,7 +477,7 @@ def _changed_worth(changed, sides, players, args, show, err) -> dict:
             items = [c for c in changed[:MAX_CHANGED] if c in offered]
             bar.update(task, total=args.games * (1 + len(items)))
             runs = value.restricted(engine, players, args.agents, args.games, "cards", items, "avoid", seed,
-                                    args.workers, lambda: bar.advance(task))
+                                    args.workers, lambda: bar.advance(task), base)
         out[key] = {r["item"]: r for r in value.worth(base, runs)}
     return out
 
@@ -576,7 +576,7 @@ def cmd_value(args) -> int:
     with show.progress(err) as bar:
         task = bar.add_task(f"{count_of(len(items), what)}", total=len(items) * args.games)
         runs = value.restricted(engine, players, args.agents, args.games, args.kind, items, mode, args.seed,
-                                args.workers, lambda: bar.advance(task))
+                                args.workers, lambda: bar.advance(task), base)
     rows = value.worth(base, runs)
     rule = "never takes it" if mode == "avoid" else "always takes it when it is offered"
     title = (f"{g.name}: {count_of(players, 'player')}, {count_of(args.games, 'game')} per {what} "
@@ -585,7 +585,7 @@ def cmd_value(args) -> int:
     out.print(show.value(rows, title, what))
     out.print(f"drop: the restricted seat's win rate (seats rotated, a shared win counted as a win) in the "
               f"games without restriction, minus in the same games (same seeds) when it {rule}; steered: the "
-              f"games where the restriction changed what the seat could take.")
+              f"games where the restriction changed what the seat's bot took.")
     out.print("Interval: " + value.METHODS["interval"] + "; test: " + value.METHODS["test"] + ", corrected by "
               + value.METHODS["correction"].split(" (")[0] + f"'s method over {count_of(len(rows), what)}. "
               f"Significant at {value.ALPHA:.0%}: {sum(r['significant'] for r in rows) or 'none'}.")

@@ -14,10 +14,17 @@ and its test McNemar's exact test on the games where the two differ (statsmodels
 every item corrected together by Holm's method. A game stopped by a limit or an error,
 on either side, leaves its pair out.
 
+The restriction bites only where the seat's bot would have done otherwise: the bot first chooses
+among all the options, as it would unrestricted; only when it picks the item (or, the converse,
+passes it by) does it choose again among the options the rule leaves. Until the first such bite a
+restricted game is the baseline's move for move, so the pairs differ only by what the restriction
+changed, and a game where the baseline's seat never took the item (passed it by) is the baseline's
+own, not played again. A restricted seat whose every option is the item takes it anyway (the rules
+ask it to choose). `steered` counts the bites: an item never steered is one the seat's bot never
+wanted (or, the converse, never refused) in these games, and worth nothing to it there.
+
 The items are found by the baseline's games: every card (by name), labelled option or action
-offered to some player at least once. A restricted seat whose every option is the item takes it
-anyway (the rules ask it to choose), and how often the restriction changed what a seat was offered
-is counted (`steered`): an item never steered was not worth avoiding in these games.
+offered to some player at least once.
 """
 from __future__ import annotations
 
@@ -51,9 +58,10 @@ def item_of(engine, option, kind: str) -> str | None:
 
 
 class Steered:
-    """An agent that chooses as `inner` does among the options left once the rule is applied:
-    `avoid` leaves out the options that are `item` when another is offered, `take` keeps only those
-    when one is offered. `steered` counts the decisions where the rule changed the offer."""
+    """An agent that chooses as `inner` does, except where that choice breaks the rule: `avoid`
+    refuses the options that are `item` when another is offered, `take` wants one of them when one
+    is offered; there it chooses again among the options the rule leaves. `steered` counts those
+    bites."""
 
     def __init__(self, inner, engine, kind: str, item: str, mode: str):
         self.inner, self.engine, self.kind, self.item, self.mode = inner, engine, kind, item, mode
@@ -63,34 +71,44 @@ class Steered:
         self.steered = 0
 
     def choose(self, options: list, view):
+        choice = self.inner.choose(options, view)
         hits = [item_of(self.engine, o, self.kind) == self.item for o in options]
-        if any(hits) and not all(hits):
-            kept = [o for o, hit in zip(options, hits) if hit == (self.mode == "take")]
-            self.steered += 1
-            if len(kept) == 1 and self.bot:
-                return kept[0]
-            return self.inner.choose(kept, view)
-        return self.inner.choose(options, view)
+        if all(hits) or not any(hits) or (item_of(self.engine, choice, self.kind) == self.item) != (self.mode == "avoid"):
+            return choice
+        kept = [o for o, hit in zip(options, hits) if hit == (self.mode == "take")]
+        self.steered += 1
+        if len(kept) == 1 and self.bot:
+            return kept[0]
+        return self.inner.choose(kept, view)
 
 
 def play(engine, players: int, agents: str, seed: int, seat: int, kind: str, item: str | None,
          mode: str = "avoid") -> dict:
-    """One game: `seat` steered away from (or to) `item` (None: nobody is steered). Its record: the
-    winners, whether it finished, how often the seat was steered, and the items of `kind` offered to
-    anyone (the baseline's, to find the items)."""
+    """One game: `seat` steered away from (or to) `item` (None: nobody is steered, the baseline).
+    Its record: the winners, whether it finished, how often the seat was steered, the items of
+    `kind` offered to anyone (the baseline's, to find the items), and the items the seat took and
+    passed by where it had a choice (the baseline's, to know which games a restriction can change)."""
     bots = make_agents(agents, players, seed, engine=engine)
     steered = None
     if item is not None:
         steered = bots[seat] = Steered(bots[seat], engine, kind, item, mode)
     st = engine.new_game(players, seed)
     offered: dict[str, int] = {}
+    took: set[str] = set()
+    passed: set[str] = set()
 
     def count(st, options, choice):
-        for name in {item_of(engine, o, kind) for o in options} - {None}:
+        names = {item_of(engine, o, kind) for o in options}
+        for name in names - {None}:
             offered[name] = offered.get(name, 0) + 1
+        if engine.current_player(st) == seat and len(names) > 1:
+            chosen = item_of(engine, choice, kind)
+            took.add(chosen)
+            passed.update(names - {chosen})
     status, _ = play_out(engine, st, bots, count if item is None else None)
     return {"seed": seed, "seat": seat, "status": status, "won": seat in winners_of(st, status),
-            "steered": steered.steered if steered is not None else 0, "offered": offered}
+            "steered": steered.steered if steered is not None else 0, "offered": offered,
+            "took": sorted(took - {None}), "passed": sorted(passed - {None})}
 
 
 _worker: dict = {}
@@ -144,11 +162,27 @@ def items_offered(records: list[dict]) -> list[tuple[str, int]]:
 
 
 def restricted(engine, players: int, agents: str, games: int, kind: str, items: list[str], mode: str = "avoid",
-               seed: int = 1, workers: int = 1, progress=None) -> dict[str, list[dict]]:
-    """{item: its games}, game `g` of each with seed `seed + g` and seat `g % players` steered."""
-    jobs = [((i, g), seed + g, g % players, item) for i, item in enumerate(items) for g in range(games)]
+               seed: int = 1, workers: int = 1, progress=None, base: list[dict] | None = None) -> dict[str, list[dict]]:
+    """{item: its games}, game `g` of each with seed `seed + g` and seat `g % players` steered.
+    Given the `base`line's records of the same games, a game where its seat never took the item
+    (`avoid`; never passed it by, `take`) is that record, with no bite: the restriction could not
+    change it, and it is not played again."""
+    def same(g, item):
+        return base is not None and item not in base[g]["took" if mode == "avoid" else "passed"]
+    jobs = [((i, g), seed + g, g % players, item) for i, item in enumerate(items) for g in range(games)
+            if not same(g, item)]
+    skipped = len(items) * games - len(jobs)
+    if progress is not None:
+        for _ in range(skipped):
+            progress()
     played = _play_all(engine, players, agents, kind, mode, jobs, workers, progress)
-    return {item: [played[(i, g)] for g in range(games)] for i, item in enumerate(items)}
+    return {item: [played[(i, g)] if (i, g) in played else _unchanged(base[g]) for g in range(games)]
+            for i, item in enumerate(items)}
+
+
+def _unchanged(record: dict) -> dict:
+    """A baseline game's record as the restricted game it is when the restriction never bites."""
+    return {**record, "steered": 0}
 
 
 def paired_interval(lost: int, gained: int, n: int) -> tuple[float, float]:
