@@ -160,6 +160,12 @@ class Engine:
         return self.program.evaluation
 
     @property
+    def display_scores(self):
+        """The `display` section's score lines compiled, `(label, variable, fn)` each (fn goes to
+        `evaluate` or an `evaluator`); they read only what every player sees."""
+        return self.program.display_scores
+
+    @property
     def evaluation_block(self):
         """The `evaluate` block as one fn (for `evaluate` or an `evaluator`), or None: given an env
         holding the block's variable, it adds each score to the env and returns the rank value."""

@@ -869,6 +869,36 @@ class Log:
 
 
 @node
+class DisplayEntry:
+    """One line of a `display` block: `label NAME "text"`, `internal NAME` (one entry per name),
+    `card KIND "template"` or `cell GRID "template"`. `text_span` is where the string starts."""
+
+    what: str
+    name: str
+    text: str | None
+    span: Span
+    text_span: Span | None = None
+
+
+@node
+class DisplayScore:
+    """`score for p "label" = expr`: a running score every player sees, for each player `p`."""
+
+    var: str
+    label: str
+    value: Any
+    span: Span
+
+
+@node
+class DisplayDecl:
+    """A `display` block: how people see the game, apart from the rules."""
+
+    entries: tuple
+    span: Span
+
+
+@node
 class Program:
     """A whole rules file, or the result of layering several (`sources` has every file's text)."""
 

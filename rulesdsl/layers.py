@@ -54,6 +54,8 @@ def _key(item):
         return ("routine" if item.routine else "action"), item.name
     if isinstance(item, A.TriggerDecl):
         return "trigger", None
+    if isinstance(item, A.DisplayDecl):
+        return "display", None
     return _CATEGORY[type(item)], item.name
 
 
@@ -181,9 +183,9 @@ def merge(parent: A.Program, child: A.Program, path: str, parent_path: str) -> A
             changes.append(Change(item.op, "card", f'{kind}"{item.name}"', item.span, detail))
             continue
         what, name = _key(item)
-        if what == "trigger":
+        if what in ("trigger", "display"):  # they add up, layer after layer
             items.append(item)
-            changes.append(Change("add", what, item.target or item.event, item.span))
+            changes.append(Change("add", what, item.target or item.event if what == "trigger" else None, item.span))
             continue
         i = find(what, name)
         if i is not None:

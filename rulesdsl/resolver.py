@@ -382,6 +382,11 @@ class Resolver:
             self._bind(scope, s, s.name, "score")
         return scope
 
+    def d_DisplayDecl(self, d):
+        for s in d.entries:
+            if isinstance(s, A.DisplayScore):
+                self.expr(s.value, self._bind(_Scope(), s, s.var, "display"))
+
     def d_VictoryDecl(self, d):
         scope = self._scores(d, "victory")
         self.expr(d.win, scope)

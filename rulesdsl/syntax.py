@@ -396,6 +396,35 @@ class _ToAst(Transformer):
                              visibility=opts.get("visibility", "public"))
 
     @v_args(meta=True)
+    def display_decl(self, meta, c):
+        return A.DisplayDecl(tuple(e for group in c for e in group), self.span(meta))
+
+    def _display(self, what, meta, name, text=None):
+        text_span = A.Span(text.line, text.column, text.end_line, text.end_column, self.path) if text is not None else None
+        return A.DisplayEntry(what, str(name), None if text is None else str(text), self.span(meta), text_span)
+
+    @v_args(meta=True)
+    def disp_label(self, meta, c):
+        return [self._display("label", meta, c[0], c[1])]
+
+    @v_args(meta=True)
+    def disp_card(self, meta, c):
+        return [self._display("card", meta, c[0], c[1])]
+
+    @v_args(meta=True)
+    def disp_cell(self, meta, c):
+        return [self._display("cell", meta, c[0], c[1])]
+
+    @v_args(meta=True)
+    def disp_score(self, meta, c):
+        return [A.DisplayScore(str(c[0]), str(c[1]), c[2], self.span(meta))]
+
+    @v_args(meta=True)
+    def disp_internal(self, meta, c):
+        return [A.DisplayEntry("internal", str(n), None, A.Span(n.line, n.column, n.end_line, n.end_column, self.path))
+                for n in c]
+
+    @v_args(meta=True)
     def marker_decl(self, meta, c):
         return A.MarkerDecl(str(c[0]), self.span(meta))
 

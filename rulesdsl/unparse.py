@@ -300,6 +300,10 @@ def item(d) -> list[str]:
     if t is A.EvaluateDecl:
         lines = [f"    score {s.name} = {expr(s.value)}" for s in d.scores]
         return [f"evaluate for {d.var} {{", *lines, f"    rank by {expr(d.value)}", "}"]
+    if t is A.DisplayDecl:
+        return ["display {", *(f'    score for {e.var} "{e.label}" = {expr(e.value)}' if isinstance(e, A.DisplayScore)
+                               else f"    {e.what} {e.name}" + (f' "{e.text}"' if e.text is not None else "")
+                               for e in d.entries), "}"]
     raise TypeError(t.__name__)
 
 

@@ -130,3 +130,27 @@ def final_state(runner):
             st = engine.apply(st, step["choose"], sink)
     assert sink.events == runner.sink.events, "the scenario played again is not the game the runner played"
     return st
+
+
+def area(board_text: str, title: str) -> str:
+    """The lines of one area of a board's text (interpreter/board/text.py): `Shared`, `P1`, ...,
+    from its `-- TITLE` header to the next area's."""
+    out, inside = [], False
+    for line in board_text.splitlines():
+        if line.startswith("-- "):
+            inside = line[3:].startswith(title + " ") or line[3:].startswith(title + "-")
+            continue
+        if inside:
+            out.append(line.strip())
+    return "\n".join(out)
+
+
+def exchanged(st, zone: str):
+    """A copy of game `st` where two cards of `zone` that differ exchange what they are: a
+    player who does not see that zone cannot tell the two games apart."""
+    other = st.clone()
+    cards = other.zones[zone]
+    i, j = next((i, j) for i in range(len(cards)) for j in range(len(cards))
+                if other.card_def[cards[i]] != other.card_def[cards[j]])
+    other.card_def[cards[i]], other.card_def[cards[j]] = other.card_def[cards[j]], other.card_def[cards[i]]
+    return other

@@ -5,7 +5,7 @@ Read from the source files with `ast`, not by running them. The layers, from the
 engine's core (`core/`: the run, a game's state, places, views), the compiler (`compile/`: a ruleset to
 a `Program`), the API (`engine.py`), then the tools (`tools/`: the command line, agents, records,
 replay, scenarios, trace sinks, the language server) and the rooms (`bots/`, `lab/`, `env/`,
-`table/`). Each layer of the engine imports only its own and those below it; a tool or a room reads
+`table/`, `board/`). Each layer of the engine imports only its own and those below it; a tool or a room reads
 no internal of a game (the pending decision's record, the frame stack, a procedure's instructions, a
 view's skeleton, the compiled program) and imports of the engine only its API and the few value
 modules the API takes. Where a file legitimately breaks a rule, the allow-lists say why.
@@ -27,7 +27,7 @@ LAYERS = {
     "compile": ("interpreter.compile",),
     "api": ("interpreter.engine",),
     "tools": ("interpreter.tools",),
-    "rooms": ("interpreter.bots", "interpreter.lab", "interpreter.env", "interpreter.table"),
+    "rooms": ("interpreter.bots", "interpreter.lab", "interpreter.env", "interpreter.table", "interpreter.board"),
 }
 # The layers of the engine and what each may import besides itself: only downward.
 ENGINE_MAY_IMPORT = {"core": set(), "compile": {"core"}, "api": {"core", "compile"}}

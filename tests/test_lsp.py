@@ -171,7 +171,8 @@ def test_the_server_reports_a_typo_finds_a_definition_hovers_and_completes(tmp_p
     items = client.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": at})
     labels = {i["label"] for i in items["items"]}
     assert {"double", "pile", "Token", "count", "choose", "together", "secretly", "pass", "next", "previous",
-            "hand", "begin", "finish", "owner", "private", "hidden", "size"} <= labels
+            "hand", "begin", "finish", "owner", "private", "hidden", "size", "display", "internal", "cell",
+            "label"} <= labels
 
     fixed = RULES.replace("doubel(1)", "double(1)")
     client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},

@@ -131,7 +131,9 @@ def test_the_table_shows_ruleset_text_as_written(tmp_path):
     assert app.failure is None
     assert seen["title"] == GAME
     assert seen["prompt"].startswith(f"P1, {PROMPT}:")
-    assert sorted(label.split(". ", 1)[1] for label in seen["labels"]) == sorted(visible(n) for n in NAMES)
+    # Each option a card: its name, then its summary (the default: its fields, `value N`).
+    assert sorted(label.split(". ", 1)[1].rsplit("  (value ", 1)[0] for label in seen["labels"]) == \
+        sorted(visible(n) for n in NAMES)
     for name in NAMES:
         assert visible(name) in seen["board"]
     assert OSC8 not in seen["board"] and OSC8 not in seen["events"]

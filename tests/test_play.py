@@ -15,7 +15,7 @@ from interpreter.table.app import Cover, PlayApp, board_text, rule_text
 from interpreter.table.session import SaveError, Table
 from interpreter.tools.trace import JsonLinesSink
 
-from .conftest import ROOT
+from .conftest import ROOT, area, exchanged
 
 
 def run(coro):
@@ -78,11 +78,7 @@ def test_numbers_and_the_start_of_a_label_choose():
 def duel_states():
     engine = Engine.load(ROOT / "rulesets" / "base.lf")
     st = engine.new_game(2, 5)
-    other = st.clone()
-    deck = other.zones["P2.deck"]
-    i, j = next((i, j) for i in range(len(deck)) for j in range(len(deck)) if other.card_def[deck[i]] != other.card_def[deck[j]])
-    other.card_def[deck[i]], other.card_def[deck[j]] = other.card_def[deck[j]], other.card_def[deck[i]]
-    return engine, st, other
+    return engine, st, exchanged(st, "P2.deck")
 
 
 def test_the_screen_shows_only_what_its_player_sees():
@@ -92,16 +88,13 @@ def test_the_screen_shows_only_what_its_player_sees():
     # change, P2's does.
     dm = Engine.load(ROOT / "rulesets" / "dartmoor.lf")
     a = dm.new_game(2, 4)
-    b = a.clone()
-    hand = b.zones["P2.hand"]
-    i, j = next((i, j) for i in range(len(hand)) for j in range(len(hand)) if b.card_def[hand[i]] != b.card_def[hand[j]])
-    b.card_def[hand[i]], b.card_def[hand[j]] = b.card_def[hand[j]], b.card_def[hand[i]]
+    b = exchanged(a, "P2.hand")
     b.zones["P2.hand"][0], b.zones["P2.hand"][-1] = b.zones["P2.hand"][-1], b.zones["P2.hand"][0]
     assert board_text(dm, a, 0) == board_text(dm, b, 0)
-    assert "P2.hand: 6 hidden" in board_text(dm, a, 0)
+    assert "hand: 6 cards, hidden" in area(board_text(dm, a, 0), "P2")
     assert board_text(dm, a, 1) != board_text(dm, b, 1)
     text = board_text(engine, st, 0)
-    assert "P2.deck:" in text and "hidden" in text.split("P2.deck:")[1].splitlines()[0]
+    assert "hidden" in next(line for line in area(text, "P2").splitlines() if line.startswith("deck:"))
     # The events panel reads the events through the player's filter.
     table = Table(Engine.load(ROOT / "rulesets" / "dartmoor.lf"), 2, 23, "human,random")
     app = PlayApp(table)
@@ -246,4 +239,25 @@ def test_the_table_shows_the_new_shapes_of_games_as_its_player_may_see_them():
     assert "P3 card to play, unseen by the others: ?" in events and "together, card to play: P1 " in events
     sale = Engine.load(ROOT / "examples" / "forsale" / "forsale.lf")
     text = board_text(sale, sale.new_game(4, 1), 1)
-    assert "P1: bid 0, bidding 1, coins ?" in text and "P2: bid 0, bidding 1, coins 18" in text
+    assert "coins ?; bid 0; bidding 1" in area(text, "P1") and "coins 18; bid 0; bidding 1" in area(text, "P2")
+
+
+def test_a_resumed_game_shows_its_whole_event_log_and_refuses_another_ruleset(tmp_path, capsys):
+    from interpreter.tools.cli import main
+    engine = Engine.load(ROOT / "rulesets" / "duel.lf", search=(ROOT,))
+    save = tmp_path / "game.json"
+    table, _ = scripted(engine, 7, stop=40, save=save)
+    assert main(["play", str(ROOT / "rulesets" / "base.lf"), "--resume", str(save), "--path", str(ROOT)]) == 2
+    err = capsys.readouterr().err
+    assert "was played with" in err and "base.lf" in err and "leave the ruleset out" in err
+    # Before the app is drawn, the game is played again with the app's sink: the log holds the
+    # events from the first, as the uninterrupted game's person read them.
+    resumed = Table.resume(save, search=(ROOT,))
+    app = PlayApp(resumed)
+    fresh = Table(engine, 2, 7, "human,random")
+    whole = PlayApp(fresh)
+    fresh.advance()
+    while len(fresh.history) < len(resumed.history):
+        fresh.choose(0)
+    assert fresh.history == resumed.history
+    assert app.events[0][0] == "== setup ==" and app.events[0] == whole.events[0]

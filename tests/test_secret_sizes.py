@@ -20,7 +20,7 @@ from interpreter.tools.trace import render
 from rulesdsl import unparse
 from rulesdsl.parser import parse
 
-from .conftest import ROOT, player_traces
+from .conftest import ROOT, area, player_traces
 
 RULESET = ROOT / "tests" / "rulesets" / "stash.lf"
 
@@ -141,8 +141,10 @@ def test_a_players_state_event_sight_and_observation_count_the_zone_as_nothing(e
 def test_the_table_shows_a_zone_it_does_not_count(engine):
     st = stashed(engine)
     text = board_text(engine, st, 1)
-    assert "P1.stash: ? cards" in text and "vault: ? cards" in text and "P3.stash: ? cards" in text
-    assert "P1.hand: 1 hidden" in text and f"P2.stash: {engine.view(st, 1).data['zones']['P2.stash'][0]}" in text
+    assert "stash: ? cards" in area(text, "P1") and "vault: ? cards" in area(text, "Shared")
+    assert "stash: ? cards" in area(text, "P3")
+    assert "hand: 1 card, hidden" in area(text, "P1")
+    assert f"stash: {engine.view(st, 1).data['zones']['P2.stash'][0]}" in area(text, "P2")
 
 
 @pytest.mark.parametrize("agents", ["greedy", "mcts:iterations=20", "random"])

@@ -176,6 +176,8 @@ class Program:
         # The same as one function of the scores in order and then the value (what a bot calls).
         self.evaluation_block = None if e is None else comp.block(
             [(s.name, s.value) for s in e.scores], e.value, e.span)
+        # The display's running scores (rulesdsl/display.py): (label, player variable, value).
+        self.display_scores = tuple((s.label, s.var, comp.expr(s.value)) for s in model.display.scores)
         self.step_budget = model.game.step_budget
         self.decision_limit = model.game.decision_limit
         self.round_limit = model.game.round_limit

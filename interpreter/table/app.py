@@ -16,65 +16,31 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
-from ..core.place import place
+from ..board import build
+from ..board.model import Grid
+from ..board.text import grid_lines, lines
 from ..tools.plaintext import plain, visible
 from ..tools.trace import render
 from .session import Table
 
-MAX_EVENT_LINES = 300
+MAX_EVENT_LINES = 5000  # lines of events each person can scroll back through
 
 
-def board_text(engine, st, seat: int) -> str:
-    """What seat `seat` (from 0) sees of the game, zone by zone: the board's text."""
-    v = engine.view(st, seat)
-    data = v.data
-    hand = f"Hand {data['hand']}, round" if data.get("hand") else "Round"  # a game played in hands
-    lines = [f"You are P{seat + 1}.  {hand} {data['round']}, phase {data['phase']}"]
-    counters = {k: val for k, val in sorted(data["counters"].items()) if not isinstance(val, dict)}
-    # A value this player does not see (a `private` or `hidden` counter) is none in the view: `?`.
-    shared = [f"{k} {'?' if val is None else val}" for k, val in counters.items() if not isinstance(val, list)]
-    if shared:
-        lines.append("  " + ", ".join(shared))
-    for p in range(st.player_count):
-        own = [f"{k} {'?' if val[p] is None else val[p]}" for k, val in counters.items() if isinstance(val, list)]
-        if own:
-            lines.append(f"  P{p + 1}: " + ", ".join(own))
-    # Cards in a card's slots are shown with that card: `Name (above: Other)`. A slot is keyed by the
-    # handle of its card, the card's place in the view's order of zones, then grids, then slots.
-    attached: dict[int, list[str]] = {}
-    for key, cards in data["zones"].items():
-        where = place(key)
-        if where.host is not None and cards:
-            attached.setdefault(where.host, []).append(f"{where.name}: " + ", ".join(c or "?" for c in cards))
-    handles = {p.key: range(p.first, p.first + len(p.cards)) for p in engine.places(v) if p.kind != "grid"}
+def board_text(engine, st, seat: int, width: int = 80) -> str:
+    """What seat `seat` (from 0) sees of the game, drawn from their view by the board model
+    (interpreter/board): the board's text, lines of at most `width` characters where they wrap."""
+    return "\n".join(lines(board_of(engine, st, seat), width))
 
-    def shown(key, cards):
-        out = []
-        for handle, name in zip(handles.get(key, ()), cards):
-            text = name if name is not None else "?"
-            if handle in attached:
-                text += " (" + "; ".join(attached[handle]) + ")"
-            out.append(text)
-        return out
-    for key, cards in sorted(data["zones"].items()):
-        if cards is None:
-            lines.append(f"{key}: ? cards")
-            continue
-        if not cards or place(key).host is not None:
-            continue
-        if all(c is None for c in cards):
-            lines.append(f"{key}: {len(cards)} hidden")
-        else:
-            lines.append(f"{key}: " + ", ".join(shown(key, cards)))
-    for key, cells in sorted(data["grids"].items()):
-        if cells:
-            lines.append(f"{key}: " + ", ".join(f"{cell} {name or '?'}" for cell, name in sorted(cells.items())))
-    return "\n".join(lines)
+
+def board_of(engine, st, seat: int):
+    """The board of seat `seat`, its question's options named when the decision is theirs."""
+    mine = not engine.is_over(st) and engine.current_player(st) == seat
+    return build(engine, engine.view(st, seat), engine.options(st) if mine else None)
 
 
 def rule_text(engine, st) -> str:
@@ -102,18 +68,37 @@ class Cover(ModalScreen):
         yield Static(plain(f"Pass the keyboard to P{self.seat + 1}, then press Enter."), id="cover")
 
 
+class Inspector(ModalScreen):
+    """The cards on the board, each with its summary (the display's `card` lines), the one of the
+    highlighted option first; Escape or `i` closes it."""
+
+    BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("i", "dismiss", "Close")]
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="inspector"):
+            yield Static(plain(self.text))
+
+
 class PlayApp(App):
-    """The table: board, last events, the decision and its options."""
+    """The table: board (scrolls), events (scroll back through the whole game), the decision and
+    its options."""
 
     CSS = """
-    #board { width: 2fr; border: round $accent; padding: 0 1; }
+    #boardbox { width: 2fr; border: round $accent; padding: 0 1; }
     #events { width: 1fr; border: round $secondary; }
-    #prompt { height: auto; padding: 0 1; }
-    #options { height: 12; }
+    #ask { height: auto; }
+    #prompt { height: auto; max-height: 12; padding: 0 1; }
+    #options { height: auto; max-height: 8; }
     #cover { width: 100%; height: 100%; content-align: center middle; }
+    #inspector { width: 90%; height: 90%; border: round $accent; padding: 0 1; background: $panel; }
+    Inspector { align: center middle; }
     """
     BINDINGS = [Binding("s", "save", "Save"), Binding("u", "undo", "Undo"), Binding("h", "rule", "Rule"),
-                Binding("q", "quit_game", "Quit")]
+                Binding("i", "inspect", "Cards"), Binding("q", "quit_game", "Quit")]
 
     def __init__(self, table: Table, save_path: str | None = None):
         super().__init__()
@@ -127,9 +112,16 @@ class PlayApp(App):
         self.shown_seat = None  # the person whose cards are on the screen
         self.typed = ""
         table.sink = self._event
+        # The game played again from its start with the app's sink, so that the log has every event
+        # from the set-up on, a resumed game's too.
+        table._replay(list(table.history))
 
     def _keeper(self, seat):
+        internal = self.table.engine.model.display.internal
+
         def keep(event):
+            if event["event"] == "counter" and event["data"]["name"].split("[")[0] in internal:
+                return  # a helper of the rules the display section leaves out
             if event["event"] != "state":
                 lines = self.events[seat]
                 lines.extend(render(event))
@@ -143,9 +135,10 @@ class PlayApp(App):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal():
-            yield Static(id="board")
-            yield RichLog(id="events", wrap=True)
-        with Vertical():
+            with VerticalScroll(id="boardbox"):
+                yield Static(id="board")
+            yield RichLog(id="events", wrap=True, min_width=20)
+        with Vertical(id="ask"):
             yield Static(id="prompt")
             yield OptionList(id="options")
         yield Footer()
@@ -154,6 +147,7 @@ class PlayApp(App):
         self.title = visible(self.table.engine.model.game.name)
         self.table.advance()
         self.redraw()
+        self.call_after_refresh(self.redraw_sized)  # once the panels have their sizes
 
     # ---- drawing --------------------------------------------------------------------------------
     def seat(self) -> int:
@@ -169,11 +163,9 @@ class PlayApp(App):
         if self.shown_seat is not None and seat != self.shown_seat and len(t.humans) > 1:
             self.push_screen(Cover(seat))
         self.shown_seat = seat
-        self.query_one("#board", Static).update(plain(board_text(t.engine, t.state, seat)))
-        log = self.query_one("#events", RichLog)
-        log.clear()
-        for line in self.events[seat][-40:]:
-            log.write(plain(line.strip()))
+        board = self.board = board_of(t.engine, t.state, seat)
+        self.redraw_board()
+        self.redraw_log()
         options = self.query_one("#options", OptionList)
         options.clear_options()
         prompt = self.query_one("#prompt", Static)
@@ -183,10 +175,42 @@ class PlayApp(App):
                                 "Press q to leave."))
             return
         d = t.engine.decision(t.state)
-        prompt.update(plain(f"P{d.player + 1}, {d.prompt}:  (number, arrows and Enter, or type the start)"))
-        options.add_options([Option(plain(f"{i + 1}. {label}")) for i, label in enumerate(d.options)])
+        ask = [f"P{d.player + 1}, {d.prompt}:  (number, arrows and Enter, or type the start)"]
+        for area in board.areas:  # the grid whose cells are offered, drawn with them, by the question
+            for item in area.items:
+                if isinstance(item, Grid) and item.offered:
+                    ask += [line[2:] for line in grid_lines(item, max(30, self.size.width - 4))]
+        prompt.update(plain("\n".join(ask)))
+        if board.question is not None and len(board.question.choices) == len(d.options):
+            shown = [c.text + (f"  ({c.detail.removeprefix(c.text + ': ')})" if c.detail and c.detail != c.text else "")
+                     for c in board.question.choices]
+        else:
+            shown = list(d.options)
+        options.add_options([Option(plain(f"{i + 1}. {label}")) for i, label in enumerate(shown)])
         options.highlighted = 0
         options.focus()
+
+    def on_resize(self, event):
+        self.call_after_refresh(self.redraw_sized)
+
+    def redraw_sized(self):
+        self.redraw_board()
+        self.redraw_log()
+
+    def redraw_board(self):
+        """The board again, wrapped to the width its panel has now."""
+        board = getattr(self, "board", None)
+        panel = self.query_one("#board", Static)
+        width = panel.content_size.width if panel.content_size.width > 10 else self.size.width * 2 // 3 - 8
+        if board is not None:
+            panel.update(plain("\n".join(lines(board, max(30, width)))))
+
+    def redraw_log(self):
+        """The events the person on the screen may read, wrapped to the log's width."""
+        log = self.query_one("#events", RichLog)
+        log.clear()
+        for line in self.events[self.shown_seat if self.shown_seat is not None else self.seat()]:
+            log.write(plain(line.strip()))
 
     # ---- choosing -------------------------------------------------------------------------------
     def on_option_list_option_selected(self, message: OptionList.OptionSelected):
@@ -209,7 +233,7 @@ class PlayApp(App):
             event.stop()
             self.pick(int(ch) - 1)
             return
-        if ch.isalpha() and ch not in "suhq" or self.typed:
+        if ch.isalpha() and ch not in "suhiq" or self.typed:
             self.typed += ch.lower()
             match = next((i for i, label in enumerate(labels) if label.lower().startswith(self.typed)), None)
             if match is None:
@@ -238,6 +262,20 @@ class PlayApp(App):
         else:
             self.events.update(kept)
             self.notify("Nothing to take back", markup=False)
+
+    def action_inspect(self):
+        board = getattr(self, "board", None)
+        if board is None:
+            return
+        out = []
+        question = board.question
+        index = self.query_one("#options", OptionList).highlighted
+        if question is not None and index is not None and 0 <= index < len(question.choices):
+            c = question.choices[index]
+            out += [f"Option {c.number}: {c.text}", "  " + (c.detail or "(no card)"), ""]
+        out.append("Cards on the board:")
+        out += [f"  {summary}" for _, summary in board.cards]
+        self.push_screen(Inspector("\n".join(out)))
 
     def action_rule(self):
         self.notify(visible(rule_text(self.table.engine, self.table.state)), timeout=10, markup=False)

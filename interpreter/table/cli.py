@@ -55,6 +55,10 @@ def open_table(args):
     from .session import Table
     if args.resume:
         table = Table.resume(args.resume, search=_search(args))
+        saved = table.engine.origin["ruleset"]
+        if args.ruleset is not None and os.path.realpath(args.ruleset) != os.path.realpath(saved):
+            raise UsageError(f"the saved game {args.resume} was played with {saved}, not {args.ruleset}: leave "
+                             "the ruleset out, --resume plays the game with the rules it was saved with")
     elif args.ruleset is None:
         raise UsageError("play needs a ruleset, or --resume FILE")
     else:

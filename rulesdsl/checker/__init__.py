@@ -72,6 +72,8 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
         self.round = None
         self.victory = None
         self.evaluation = None
+        self.displays: list = []  # the `display` blocks, in order
+        self.display = None  # what they say, merged (rulesdsl/display.py)
         self.enum_values: set[str] = set()
         self.used_actions: set[str] = set()
         self.given_markers: set[str] = set()
@@ -127,6 +129,7 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
     def run(self) -> Model:
         self.collect()
         self.check_bodies()
+        self.check_display()
         for s in self._menus:  # an action menu offers what the actions' requirements allow
             if any(self.hidden_amount(self.actions[n].requires) for n in s.names
                    if n in self.actions and self.actions[n].requires is not None):
@@ -137,7 +140,8 @@ class Checker(DeclarationChecks, KindChecks, StatementChecks, ExpressionChecks, 
                      self.markers, self.pieces, self.tracks, self.grids, self.funcs, self.actions, self.setup,
                      self.round, tuple(self.triggers), self.victory, frozenset(self.enum_values),
                      frozenset(self.used_actions), self.types, self.res.bindings, self.evaluation,
-                     self.slots, self.formula_calls, self.decided, tuple(sorted(set(self.warnings))), self.hand)
+                     self.slots, self.formula_calls, self.decided, tuple(sorted(set(self.warnings))), self.hand,
+                     self.display)
 
     def binding(self, node):
         """What the resolver found a Name (or a call) to stand for."""

@@ -3,6 +3,7 @@ parameters, definitions, actions, triggers, grids, the round and the scores."""
 from __future__ import annotations
 
 from .. import ast as A
+from ..display import CELL_FIELDS, Display, holes, parse_template
 from ..errors import count_of, suggest
 from ..resolver import Resolver
 from .expressions import _is_literal, _names_in
@@ -40,6 +41,8 @@ class DeclarationChecks:
                 setattr(self, attr, item)
             elif isinstance(item, A.TriggerDecl):
                 self.triggers.append(item)
+            elif isinstance(item, A.DisplayDecl):
+                self.displays.append(item)
             else:
                 table = tables[type(item)]
                 if item.name in self.decls:
@@ -69,6 +72,65 @@ class DeclarationChecks:
                                 f"{count_of(self.game.max_players, 'player')}")
         if self.round is None:
             self.err(A.Span(1, 1), "the ruleset has no `round` block")
+
+    # -- the display section
+    def check_display(self):
+        """Merge the `display` blocks (rulesdsl/display.py), each name checked against the
+        declarations and each template's holes against the fields it may name."""
+        labels, internal, cards, cells, scores = {}, set(), {}, {}, {}
+        shown = {**self.zones, **self.counters, **self.markers, **self.tracks, **self.pieces, **self.grids}
+        for block in self.displays:
+            for e in block.entries:
+                if isinstance(e, A.DisplayScore):
+                    self.bind(e, e.var, PLAYER)
+                    self.expect(e.value, (INT,), "a score line")
+                    unseen = self.unseen_read(e.value)
+                    if unseen is not None:
+                        self.err(e.value, f"a score line is shown to every player: it may not read `{unseen}`, "
+                                          "which some players do not see (or count)")
+                    scores[e.label] = e
+                    continue
+                if e.what in ("label", "internal"):
+                    if e.name not in shown:
+                        self.err(e, f"`{e.name}` is no counter, zone, marker, track, piece or grid",
+                                 suggest(e.name, shown))
+                    elif e.what == "label":
+                        labels[e.name] = e.text
+                    else:
+                        internal.add(e.name)
+                    continue
+                table, names = (self.kinds, "kind") if e.what == "card" else (self.grids, "grid")
+                if e.name not in table:
+                    self.err(e, f"`{e.name}` is no {names}", suggest(e.name, table))
+                    continue
+                parts = self.display_template(e, self.kind_field_names(e.name) if e.what == "card" else CELL_FIELDS)
+                if parts is not None:
+                    (cards if e.what == "card" else cells)[e.name] = parts
+        self.display = Display(labels, frozenset(internal), cards, cells, tuple(scores.values()))
+
+    def kind_field_names(self, kind: str) -> tuple:
+        """What a card template of `kind` may name: `name`, the kind's fields and its counters."""
+        decl = self.kinds[kind]
+        return ("name",) + tuple(f.name for f in decl.fields) + tuple(c.name for c in getattr(decl, "counters", ()))
+
+    def display_template(self, entry, allowed):
+        """The parsed template of a `card` or `cell` entry, or None after an error placed in it."""
+        parts, problems = parse_template(entry.text)
+
+        def place(offset):
+            s = entry.text_span or entry.span
+            return A.Span(s.line, s.col + 1 + offset, s.line, s.col + 2 + offset, s.path)
+        for offset, message in problems:
+            self.err(place(offset), message)
+        if problems:
+            return None
+        for name in holes(parts):
+            if name not in allowed:
+                at = entry.text.find("{" + name + "}")
+                self.err(place(max(at, 0)), f"`{{{name}}}`: a {'card of ' + entry.name if entry.what == 'card' else 'cell'}"
+                         f" has no field `{name}`", suggest(name, allowed) or "it may name " + ", ".join(allowed))
+                return None
+        return parts
 
     # -- bodies
     def check_scores(self, block):

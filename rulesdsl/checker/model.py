@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import attrs
 
 from .. import ast as A
+from ..display import Display
 
 
 @attrs.frozen
@@ -70,6 +71,7 @@ class Model:
     decided: Decided = attrs.Factory(Decided)  # what the checker decided besides the types
     warnings: tuple = ()  # the checker's warnings (errors.Diagnostic), sorted: the rules run all the same
     hand: A.HandDecl | None = None  # the `hand` block of a game played in hands
+    display: Display = attrs.Factory(Display)  # the `display` blocks, merged (rulesdsl/display.py)
 
     @property
     def calls(self) -> Mapping:

@@ -65,6 +65,36 @@ class StatementChecks:
                         todo.append(b.decl.body)
         return None
 
+    def unseen_read(self, e) -> str | None:
+        """What expression `e` reads, directly or through a `def`, that some player does not see or
+        count: a hidden amount (`hidden_amount`), a zone or grid whose cards are not `public`, or a
+        place found as the rules run (`zone_of`, `call`, a zone kept in a name); else None."""
+        name = self.hidden_amount(e)
+        if name is not None or e is None:
+            return name
+        unseen = {n for n, z in self.zones.items() if z.visibility != "public"} | {
+            n for n, g in self.grids.items() if g.visibility != "public"}
+        seen, todo = set(), [e]
+        while todo:
+            for n in A.walk(todo.pop()):
+                if isinstance(n, A.Attr):
+                    r = self.decided.reads.get(n)
+                    if r is not None and r.what == "player_place" and n.name in unseen:
+                        return n.name
+                elif isinstance(n, (A.Name, A.Call)):
+                    b = self.res.bindings.get(n)
+                    if b is not None and b.kind in ("zone", "grid") and b.name in unseen:
+                        return b.name
+                    if isinstance(n, A.Call) and isinstance(n.func, A.Name) and n.func.id in ("zone_of", "call"):
+                        return n.func.id
+                    if isinstance(n, A.Name) and b is not None and b.kind == "local" and \
+                            self.types.get(n, ("",))[0] == "zone":
+                        return n.id
+                    if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
+                        seen.add(id(b.decl))
+                        todo.append(b.decl.body)
+        return None
+
     def not_kept(self, e, what: str, where: str = "in a name, which the other players' views hold",
                  zone_kept: bool = True):
         """An error when `e`, which the rule keeps in a name (`what`), reads a hidden amount: every
