@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,lab,tune,cluster,rl,lsp,play]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lab,tune,cluster,rl,lsp,play,studio]'
 	@# The report's test opens a page in headless Chromium (Debian's package); installed here when
 	@# missing and this user may (root, with apt-get), else said.
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \

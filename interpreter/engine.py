@@ -22,7 +22,7 @@ from rulesdsl.errors import player_range
 
 from .core.primitives import RuleError
 from .core.position import Position
-from .core.present import unseen_among
+from .core.present import snapshot, unseen_among
 from .compile.program import GridMeta, Program, SlotMeta, TrackMeta
 from .core.runtime import GameError, InternalError, LimitError, Run
 from .core.state import GameState
@@ -339,6 +339,12 @@ class Engine:
         if type(player) is not int or not 0 <= player < st.player_count:
             raise ValueError(f"no seat {player!r} in a game of {st.player_count}")
         return view(self.program, st, player)
+
+    def snapshot(self, st: GameState) -> dict:
+        """The whole state of `st` by names, as a trace's `state` event holds it: every zone's cards
+        in order (seen or not), counters, tracks, grids, markers and the generator. The referee's
+        record, never a player's: a player gets `view`."""
+        return snapshot(self.program, st)
 
     def places(self, v: View) -> list[PlaceSeen]:
         """Every place of view `v` with what its player sees of each card there, in the order that

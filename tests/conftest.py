@@ -154,3 +154,20 @@ def exchanged(st, zone: str):
                 if other.card_def[cards[i]] != other.card_def[cards[j]])
     other.card_def[cards[i]], other.card_def[cards[j]] = other.card_def[cards[j]], other.card_def[cards[i]]
     return other
+
+
+def html_texts(page: str) -> set[str]:
+    """Every text of an HTML fragment and every `title`, stripped, an option's number (`3. `) left
+    out: the names a page shows."""
+    import html.parser
+    import re
+    out = set()
+
+    class Texts(html.parser.HTMLParser):
+        def handle_data(self, data):
+            out.add(re.sub(r"^[0-9]+\. ", "", data.strip()))
+
+        def handle_starttag(self, tag, attrs):
+            out.update(v for k, v in attrs if k == "title" and v)
+    Texts().feed(page)
+    return out

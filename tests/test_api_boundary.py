@@ -27,7 +27,8 @@ LAYERS = {
     "compile": ("interpreter.compile",),
     "api": ("interpreter.engine",),
     "tools": ("interpreter.tools",),
-    "rooms": ("interpreter.bots", "interpreter.lab", "interpreter.env", "interpreter.table", "interpreter.board"),
+    "rooms": ("interpreter.bots", "interpreter.lab", "interpreter.env", "interpreter.table", "interpreter.board",
+              "interpreter.studio"),
 }
 # The layers of the engine and what each may import besides itself: only downward.
 ENGINE_MAY_IMPORT = {"core": set(), "compile": {"core"}, "api": {"core", "compile"}}

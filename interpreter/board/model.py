@@ -78,7 +78,7 @@ class Grid:
 class Track:
     key: str
     label: str
-    spaces: int | None
+    spaces: int | None  # numbered from 0
     pieces: tuple  # (who or what, space) of the pieces on it; a piece off it has space None
 
 
@@ -185,6 +185,16 @@ def cell_name(display: Display, grid, col: int, row: int) -> str:
     return fill(parts, value)
 
 
+class Referee:
+    """The whole game as a view-like record, for a board of everything (a trace's step seen by
+    the referee): `data` from `Engine.snapshot` and the state's round and phase; no seat."""
+
+    player = None
+
+    def __init__(self, snapshot: dict, round_: int, phase: str | None, hand: int = 0):
+        self.data = {**snapshot, "round": round_, "phase": phase, "hand": hand, "pending": None, "result": None}
+
+
 def build(engine, view, options=None) -> Board:
     """The board of `view` (one player's), its question's options named from `options` (the
     engine's Option list, when the decision is this player's to take)."""
@@ -213,7 +223,8 @@ def build(engine, view, options=None) -> Board:
                 put(p, Counter(key, label, p, value_text(v)))
         else:
             put(None, Counter(key, label, None, value_text(value)))
-    handles = {p.key: range(p.first, p.first + len(p.cards)) for p in engine.places(view) if p.kind != "grid"}
+    handles = {} if seat is None else {p.key: range(p.first, p.first + len(p.cards))
+                                       for p in engine.places(view) if p.kind != "grid"}
     attached: dict[int, list] = {}
     for key, cards in data["zones"].items():
         where = place(key)
@@ -254,7 +265,7 @@ def build(engine, view, options=None) -> Board:
             col, row = int(m.group(1)), int(m.group(2))
             out.append(Cell(col, row, cell_name(display, g, col, row), name, summary(name) if name else ""))
         marks = tuple((n, Cell(c % g.width + 1, c // g.width + 1, cell_name(display, g, c % g.width + 1, c // g.width + 1), None))
-                      for n, (grid_name, c) in offered if grid_name == where.name and (where.owner is None or where.owner == seat))
+                      for n, (grid_name, c) in offered if grid_name == where.name and where.owner in (None, seat))
         put(where.owner, Grid(key, display.label(where.name), where.owner, g.width, g.height,
                               tuple(sorted(out, key=lambda c: (c.row, c.col))), marks))
     for key, pieces in data.get("tracks", {}).items():
@@ -267,14 +278,16 @@ def build(engine, view, options=None) -> Board:
     for key, holder in data.get("markers", {}).items():
         if key in display.internal:
             continue
-        put(None, Marker(key, display.label(key), "nobody" if holder is None else f"P{holder + 1}"))
+        put(None, Marker(key, display.label(key), "nobody" if holder is None
+                         else holder if isinstance(holder, str) else f"P{holder + 1}"))
     areas = [Area("Shared", None, tuple(shared))]
     seats = engine.model.game.seats or ()
     for p in range(players):
         who = f"P{p + 1}" + (f" ({seats[p]})" if p < len(seats) else "") + (" - you" if p == seat else "")
         areas.append(Area(who, p, tuple(own[p])))
     hand = f"Hand {data['hand']}, round" if data.get("hand") else "Round"
-    title = f"You are P{seat + 1}.  {hand} {data['round']}, phase {data['phase']}"
+    you = "Everything (the referee)." if seat is None else f"You are P{seat + 1}."
+    title = f"{you}  {hand} {data['round']}, phase {data['phase']}"
     result = ""
     if data.get("result"):
         r = data["result"]
@@ -288,7 +301,7 @@ def _scores(engine, view, players: int) -> tuple:
     player sees, so any game the view cannot tell from the real one gives their true values: they
     are worked out on one such game, dealt from the view (a fixed seed), never on the state."""
     lines = engine.display_scores
-    if not lines:
+    if not lines or view.player is None:
         return ()
     evaluate = engine.evaluator(engine.determinize(view, random.Random(0)))
     out = []

@@ -39,6 +39,7 @@ from ..lab import cli as lab_cli
 from .options import OptionError
 from .scenario import run_scenario
 from ..table import cli as table_cli
+from ..studio import cli as studio_cli
 from ..table.cli import open_table, play_app  # noqa: F401  (the tests open the table as `play` does)
 from .trace import JsonLinesSink, TextSink, result_lines
 
@@ -263,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_search(y, "the trace")
     y.set_defaults(func=cmd_replay)
     table_cli.register(sub)
+    studio_cli.register(sub)
     ls = sub.add_parser("lsp", help="serve the language server for .lf files on stdin/stdout (docs/editors.md)")
     ls.set_defaults(func=cmd_lsp, extra="lsp")
     t = sub.add_parser("test", help="run scenario files")

@@ -10,7 +10,7 @@ EXTRAS_OF = {
     "rich": ("lab", "play"), "statsmodels": ("lab",), "scipy": ("lab",), "matplotlib": ("lab",),
     "numpy": ("lab", "rl"), "optuna": ("tune",), "distributed": ("cluster",), "dask": ("cluster",),
     "textual": ("play",), "pygls": ("lsp",), "lsprotocol": ("lsp",), "gymnasium": ("rl",),
-    "pettingzoo": ("rl",),
+    "pettingzoo": ("rl",), "starlette": ("studio",), "uvicorn": ("studio",),
 }
 # extras that bring another's libraries too (pyproject.toml: `tune = ["lfdsl[lab]", ...]`)
 INCLUDES = {"tune": ("tune", "lab"), "cluster": ("cluster", "lab")}

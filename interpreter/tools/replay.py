@@ -263,3 +263,35 @@ def replay(path: str | Path, sink=None, search: tuple = ()) -> Replay:
         return Replay(lines.count_rest(), compare.at, compare.trace_line, compare.replayed_line)
     finally:
         lines.close()
+
+
+MAX_STEPS = 100_000  # decisions a trace's move list holds
+
+
+def moves(path: str | Path, search: tuple = ()) -> tuple:
+    """The game of the trace at `path` without playing it: (engine, players, seed, moves), each
+    move `(player, prompt, choice)` of a `choice` event, in order. The files are checked as
+    `replay` checks them; the events are read as a stream, within the same bounds."""
+    path = str(path)
+    lines = _Lines(path)
+    try:
+        engine, players, seed = _setup(path, lines, tuple(str(s) for s in search))
+        out = []
+        while len(out) < MAX_STEPS:
+            got = lines.read(EVENT_MAX_BYTES)
+            if got is None:
+                break
+            if b'"event":"choice"' not in got[0]:
+                continue  # lfdsl writes its events compact: any other event is not read
+            doc, event = _event(path, lines.number, *got)
+            if event.get("event") != "choice":
+                continue
+            data = event.get("data")
+            choice = data.get("choice") if isinstance(data, dict) else None
+            if not isinstance(choice, str):
+                doc.fail(["data", "choice"], "the `choice` of a choice event must be the label of an option")
+            who, prompt = event.get("player"), data.get("prompt")
+            out.append((who if isinstance(who, str) else "", prompt if isinstance(prompt, str) else "", choice))
+        return engine, players, seed, out
+    finally:
+        lines.close()
