@@ -720,6 +720,7 @@ class ChooseItem:
     span: Span
     label: tuple = ()
     prompt: str | None = None  # the question shown to the chooser; `choose NAME` when not given
+    prompt_values: tuple = ()  # values shown after the prompt's text, as a `log` shows them
 
 
 @node

@@ -484,6 +484,8 @@ class Resolver:
         if s.by is not None:
             self.expr(s.by, scope)
         self.expr(s.coll, scope)
+        for e in s.prompt_values:
+            self.expr(e, scope)
         inner = self._bind(_Scope(scope), s, s.var, "choose")
         for e in s.label:
             self.expr(e, inner)

@@ -807,8 +807,11 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def choose_item(self, meta, c):
-        prompt = str(c[2]) if c[2] is not None else None
-        return A.ChooseItem(str(c[0]), c[1], c[3], c[5], self.span(meta), tuple(c[4] or ()), prompt)
+        prompt, values = c[2] if c[2] is not None else (None, ())
+        return A.ChooseItem(str(c[0]), c[1], c[3], c[5], self.span(meta), tuple(c[4] or ()), prompt, values)
+
+    def prompt_part(self, c):
+        return str(c[0]), tuple(c[1:])
 
     @v_args(meta=True)
     def pass_stmt(self, meta, c):

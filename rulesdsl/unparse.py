@@ -133,7 +133,7 @@ def stmt(s, indent: int) -> list[str]:
         return out
     if t is A.ChooseItem:
         label = (" label " + ", ".join(expr(e) for e in s.label)) if s.label else ""
-        prompt = f' "{s.prompt}"' if s.prompt is not None else ""
+        prompt = f' "{s.prompt}"' + "".join(f", {expr(e)}" for e in s.prompt_values) if s.prompt is not None else ""
         return _braced(f"choose {s.var} in {expr(s.coll)}{prompt}{_by(s.by)}{label}", s.body, indent)
     if t is A.EndHand:
         return [f"{pad}end hand" + (f' "{s.reason}"' if s.reason is not None else "")]

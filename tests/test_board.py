@@ -74,7 +74,7 @@ def test_the_duel_board_shows_the_clearing_onibi_and_names_cells_by_the_display(
     assert choices and all(c.text.count(",") == 1 and "(" not in c.text for c in choices)
     forest = next(i for i in board.area(board.seat).items if isinstance(i, Grid))
     assert len(forest.offered) == len(choices)
-    assert "0,0 Summer starting tree" in area(text, "P1") and "0,0 Winter starting tree" in area(text, "P2")
+    assert "0,0: Summer starting tree" in area(text, "P1") and "0,0: Winter starting tree" in area(text, "P2")
     assert all(f"[{c.number}]" in text for c in choices)
     # Options that are cards carry the card's summary.
     st = _played(engine, 2, 3, 400, until="animal to recruit")

@@ -104,7 +104,7 @@ def grid_lines(g: Grid, width: int) -> list[str]:
                 else:
                     row.append(".".center(tag))
             out.append("    " + " ".join(row).rstrip())
-    legend = [f"{c.name} {c.card or '?'}" for c in g.cells]
+    legend = [f"{c.name}: {c.card or '?'}" for c in g.cells]
     legend += [f"[{n}] {c.name}" for n, c in g.offered]
     out += _wrap(", ".join(legend), width, "    ")
     return out

@@ -352,6 +352,7 @@ class Backend:
         end = r.end
         prompt = r.prompt if r.prompt is not None else f"choose {var}"
         parts = [(self.c.expr(e), t) for e, t in r.label]
+        shown = [(self.c.expr(e), t) for e, t in r.prompt_values]
 
         def choose(rt, fr):
             env = fr.env
@@ -360,11 +361,12 @@ class Backend:
                 fr.pc = end
                 return None
             who = by(rt, env) if by else fr.active
+            asked = " ".join([prompt] + [rt.label(f(rt, env), t) for f, t in shown]) if shown else prompt
             if parts:
                 labels, values = rt.labelled(values, var, parts, env, who, elem)
             else:
                 labels, values = rt.options_for(values, elem, who)
-            return rt.ask(who, prompt, labels, ir.BindDecision(var, values, elem))
+            return rt.ask(who, asked, labels, ir.BindDecision(var, values, elem))
         return choose
 
     def b_TogetherInit(self, r):

@@ -236,7 +236,7 @@ class Compiler:
     def s_ChooseItem(self, proc, s):
         label = tuple((e, self.t(e)) for e in s.label)
         ask = self.emit(proc, ir.AskItem(s.var, s.coll, self.elem_type(s.coll), s.by, -1, s.span, label, s.prompt,
-                                         self.secret(s)))
+                                         self.secret(s), tuple((e, self.t(e)) for e in s.prompt_values)))
         self.body(proc, s.body)
         self.patch(proc, ask, end=len(proc.ir))
 

@@ -218,6 +218,7 @@ class AskItem:
     label: tuple = ()  # (expression, static type) pairs: how each element is shown, if given
     prompt: str | None = None  # the question, if the rules give one
     secret: bool = False  # offered by what a counter some player does not see allows
+    prompt_values: tuple = ()  # (expression, static type) pairs shown after the prompt's text
 
     def __str__(self):
         return f"ask_item {self.var} in {show(self.source)} by={show(self.by)} else {self.end}"

@@ -78,7 +78,7 @@ class DeclarationChecks:
         """Merge the `display` blocks (rulesdsl/display.py), each name checked against the
         declarations and each template's holes against the fields it may name."""
         labels, internal, cards, cells, scores = {}, set(), {}, {}, {}
-        shown = {**self.zones, **self.counters, **self.markers, **self.tracks, **self.pieces, **self.grids}
+        shown = {**self.zones, **self.counters, **self.markers, **self.tracks, **self.pieces, **self.grids, **self.slots}
         for block in self.displays:
             for e in block.entries:
                 if isinstance(e, A.DisplayScore):
@@ -92,7 +92,7 @@ class DeclarationChecks:
                     continue
                 if e.what in ("label", "internal"):
                     if e.name not in shown:
-                        self.err(e, f"`{e.name}` is no counter, zone, marker, track, piece or grid",
+                        self.err(e, f"`{e.name}` is no counter, zone, slot, marker, track, piece or grid",
                                  suggest(e.name, shown))
                     elif e.what == "label":
                         labels[e.name] = e.text

@@ -301,6 +301,11 @@ class StatementChecks:
             self.err(s, "this choice can never be offered: the list is empty")
         if s.prompt is not None and not s.prompt.strip():
             self.err(s, "the prompt of this choice is empty", "write the question the player is asked, or leave it out")
+        for e in s.prompt_values:
+            t = self.expr(e)
+            if t[0] in ("keyed", "zone", "grid", "track", "formula") or t == ACTION:
+                self.err(e, f"a prompt shows values such as cards, numbers, names and texts, not {show(t)}")
+            self.not_kept(e, "this prompt", "is written in every player's trace")
         self.bind(s, s.var, self.elem_type(s.coll))
         self.check_unseen_choice(s, "choose")  # once the collection's type is known: `p.deck`
         for e in s.label:
@@ -339,6 +344,9 @@ class StatementChecks:
         if choice.by is not None:
             self.err(choice.by, f"a `together` choice is made by each player of its list, `{s.var}`: it takes no `by`",
                      "leave `by` out")
+        if isinstance(choice, A.ChooseItem) and choice.prompt_values:
+            self.err(choice.prompt_values[0], "a `together` choice's prompt shows no values: each player is asked at once",
+                     "leave the values out")
         saved = self._together_choice, self._together_var
         self._together_choice, self._together_var = choice, s.var
         self.stmt(choice)
