@@ -155,6 +155,23 @@ def test_tables_survive_a_restart_and_a_changed_ruleset_is_kept_aside(tmp_path):
     con.close()
     third = Store(str(ROOT), str(db))
     assert key not in third.live and "rules changed" in third.aside[key]
+    # The database is a file like any other: rows not as the studio writes them are kept aside.
+    con = sqlite3.connect(db)
+    con.execute("update tables set files = ?", (json.dumps(live.table.engine.origin["files"]),))
+    con.commit()
+    row = con.execute("select * from tables").fetchone()
+    for change in ("history = '[\"x\"]'", "players = 99", "tokens = '[1'", "seed = 'x'",
+                   "ruleset = '../../etc/passwd'", "history = '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]'"):
+        con.execute("delete from tables")
+        con.execute(f"insert into tables values ({', '.join('?' * len(row))})", row)
+        con.execute(f"update tables set {change}")
+        con.commit()
+        spoiled = Store(str(ROOT), str(db))
+        assert key not in spoiled.live and spoiled.aside[key], change
+    con.close()
+    (tmp_path / "not.sqlite").write_text("not a database")
+    from interpreter.tools.cli import main
+    assert main(["studio", "--root", str(tmp_path), "--db", str(tmp_path / "not.sqlite")]) == 2
 
 
 def test_a_trace_steps_to_a_decision_with_the_state_the_trace_recorded(tmp_path):
@@ -176,6 +193,7 @@ def test_a_trace_steps_to_a_decision_with_the_state_the_trace_recorded(tmp_path)
         name = trace.relative_to(ROOT).as_posix()
         page = client.get("/trace", params={"path": name})
         assert page.status_code == 200 and page.text.count("<li data-n=") == choices
+        assert "where to plant: (" not in page.text and "where to plant: 0," in page.text  # cells by the display
         out = client.get("/trace/step", params={"path": name, "n": str(n), "seat": "all"}).json()
         assert out["snapshot"] == states[n]
         seat = client.get("/trace/step", params={"path": name, "n": str(n), "seat": "1"}).json()

@@ -292,7 +292,7 @@ def build(engine, view, options=None) -> Board:
     if data.get("result"):
         r = data["result"]
         result = f"Game over: {', '.join(r.get('winners', [])) or 'nobody'} won" + (f" ({r['reason']})" if r.get("reason") else "")
-    return Board(seat, title, tuple(areas), _question(engine, display, data, options, summary),
+    return Board(seat, title, tuple(areas), _question(engine, display, data, options, dict(offered), summary),
                  result, tuple(sorted(names.items())), _scores(engine, view, players))
 
 
@@ -351,7 +351,19 @@ def _offered_cells(options) -> list:
     return out
 
 
-def _question(engine, display, data, options, summary) -> Question | None:
+def option_name(engine, display: Display, option, cell=None) -> str:
+    """An option as people read it: a grid's cell by the display's name for it, else its label.
+    `cell` is the option's (grid, cell) when known (`_offered_cells`)."""
+    if cell is None:
+        found = _offered_cells([option])
+        cell = found[0][1] if found else None
+    g = engine.model.grids.get(cell[0]) if cell is not None else None
+    if g is None:
+        return option.label
+    return cell_name(display, g, cell[1] % g.width + 1, cell[1] // g.width + 1)
+
+
+def _question(engine, display, data, options, cells: dict, summary) -> Question | None:
     pending = data.get("pending")
     if not pending:
         return None
@@ -359,16 +371,10 @@ def _question(engine, display, data, options, summary) -> Question | None:
     prompt = pending.get("prompt") or "choose"
     choices = []
     if options is not None:
-        cells = dict(_offered_cells(options))
         for n, o in enumerate(options, 1):
-            text, detail = o.label, ""
+            text, detail = option_name(engine, display, o, cells.get(n)), ""
             head, _, rest = o.id.partition(":")
-            if n in cells:
-                grid, cell = cells[n]
-                g = engine.model.grids.get(grid)
-                if g is not None:
-                    text = cell_name(display, g, cell % g.width + 1, cell // g.width + 1)
-            elif head in ("card", "def") and not rest.startswith("?"):
+            if n not in cells and head in ("card", "def") and not rest.startswith("?"):
                 detail = summary(o.label.split(" #")[0])
             choices.append(Choice(n, text, detail))
     else:

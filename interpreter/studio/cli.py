@@ -28,9 +28,15 @@ def cmd_studio(args) -> int:
         raise UsageError(f"--port takes a port from 1 to 65535, not {args.port}")
     db = args.db or os.path.join(root, ".lfdsl", "studio.sqlite")
     os.makedirs(os.path.dirname(os.path.abspath(db)), exist_ok=True)
+    import sqlite3
+
     from .server import make_app
     from .store import Store
-    app = make_app(Store(root, db))
+    try:
+        store = Store(root, db)
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"--db {db}: not a database the studio can use ({exc})") from None
+    app = make_app(store)
     print(f"lfdsl studio: http://{args.host}:{args.port}/ (serving {root}; Ctrl-C stops it)")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return EXIT_OK

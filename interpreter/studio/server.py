@@ -46,8 +46,6 @@ class Hub:
         self.sent: dict[int, tuple[int, int]] = {}  # a socket -> (the seat whose log it has, lines sent)
         self.watched: dict[str, Live] = {}  # the table whose logs `logs` holds, by key
         self.logs: dict[str, dict[int, list[str]]] = {}
-        for key, live in store.live.items():
-            self.watch(live)
 
     def logs_of(self, live: Live) -> dict:
         """The logs of a table, watched from its start the first time they are asked for (a table
@@ -84,7 +82,7 @@ class Hub:
             for f in filters:
                 f(event)
         t.sink = sink
-        t._replay(list(t.history))  # played again with the sink: every event from the set-up
+        t.replay(list(t.history))  # played again with the sink: every event from the set-up
 
     def message(self, live: Live, who, ws=None) -> dict:
         """What the browser of `who` (a seat, or "host") is shown now; the log's lines it has not
@@ -167,7 +165,6 @@ def make_app(store: Store) -> Starlette:
             live = await run_in_threadpool(store.create, str(form.get("ruleset", "")), players, agents, seed)
         except (StudioError, ValueError) as exc:
             return _html(page("lfdsl studio", f"<main><p>{e(exc)}</p><a href='/'>back</a></main>", False), 400)
-        hub.watch(live)
         return RedirectResponse(f"/play/{live.key}/{live.tokens['host']}", status_code=303, headers=HEADERS)
 
     async def play(request: Request):

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 
 from rulesdsl.errors import LanguageError
-from rulesdsl.limits import MAX_PLAYERS
+from rulesdsl.limits import MAX_DECISION_LIMIT, MAX_PLAYERS
 
 from ..engine import Engine, GameError
 from ..table.session import Table
@@ -220,23 +220,47 @@ class Store:
         self._load([r[:8] for r in rows])
 
     def _load(self, rows):
-        """The tables of these rows of the database, played again to where they were."""
-        for key, ruleset, players, seed, agents, files, tokens, history in rows:
+        """The tables of these rows of the database, played again to where they were. The database
+        is a file like any other: a row that is not what the studio writes is kept aside, with
+        the reason, never played."""
+        for row in rows:
+            key = row[0]
             try:
+                ruleset, players, seed, agents, files, tokens, history = _checked(row)
                 engine = self.engine(ruleset)
-                if engine.origin["files"] != json.loads(files):
+                if engine.origin["files"] != files:
                     raise StudioError("its rules changed since it was played: start a new table")
+                g = engine.model.game
+                if not g.min_players <= players <= g.max_players:
+                    raise StudioError(f"{players} players: the ruleset is played by {g.min_players} to {g.max_players}")
                 table = Table(engine, players, seed, agents)
-                table._replay(json.loads(history))
+                table.replay(history)
                 table.advance()
             except (StudioError, LanguageError, GameError, ValueError) as exc:
-                self.aside[key] = str(exc)
+                self.aside[str(key)[:40]] = str(exc)
                 continue
-            self.live[key] = Live(key, ruleset, table, json.loads(tokens))
+            self.live[key] = Live(key, ruleset, table, tokens)
 
 
-def players_for(store: Store, ruleset: str) -> tuple[int, int, int]:
-    """The fewest, most and default players of a ruleset."""
-    g = store.engine(ruleset).model.game
-    return g.min_players, g.max_players, g.default_players
-
+def _checked(row) -> tuple:
+    """A row of the database with every field of the type and within the bounds the studio writes,
+    the JSON fields read (bounded by their length); a StudioError otherwise."""
+    key, ruleset, players, seed, agents, files, tokens, history = row
+    if not (isinstance(key, str) and len(key) <= 40 and isinstance(ruleset, str) and isinstance(agents, str)
+            and len(agents) <= 1000 and type(players) is int and 1 <= players <= MAX_PLAYERS
+            and type(seed) is int and 0 <= seed < 2 ** 63):
+        raise StudioError("a row of the database is not one the studio wrote")
+    for text in (files, tokens, history):
+        if not isinstance(text, str) or len(text) > 16 * MAX_DECISION_LIMIT:
+            raise StudioError("a row of the database is not one the studio wrote")
+    try:
+        files, tokens, history = json.loads(files), json.loads(tokens), json.loads(history)
+    except (ValueError, RecursionError):
+        raise StudioError("a row of the database holds JSON that does not read") from None
+    if not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+            and isinstance(tokens, dict) and "host" in tokens
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in tokens.items())
+            and isinstance(history, list) and len(history) <= MAX_DECISION_LIMIT
+            and all(type(i) is int and 0 <= i < MAX_DECISION_LIMIT for i in history)):
+        raise StudioError("a row of the database is not one the studio wrote")
+    return ruleset, players, seed, agents, files, tokens, history

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from rulesdsl.errors import LanguageError
 
 from ..board import build
-from ..board.model import Referee, cell_name
+from ..board.model import Referee, option_name
 from ..bots.evaluation import Evaluation
 from ..engine import GameError
 from ..tools.replay import moves
@@ -66,11 +66,7 @@ class Trace:
                 raise StudioError(f"decision {i + 1}: the trace's choice {label!r} is not an option of the game "
                                   "played again")
             option = next(o for o in engine.options(st) if o.label == label)
-            head, _, rest = option.id.partition(":")
-            grid, _, cell = rest.rpartition(":")
-            g = engine.model.grids.get(grid) if head == "cell" and cell.isdigit() else None
-            shown = cell_name(display, g, int(cell) % g.width + 1, int(cell) // g.width + 1) if g else label
-            self.shown.append((who, prompt, shown))
+            self.shown.append((who, prompt, option_name(engine, display, option)))
             engine.apply(st, label)
         if len(self.moves) % EVERY == 0:
             self.kept[len(self.moves)] = engine.clone(st)

@@ -114,7 +114,7 @@ class PlayApp(App):
         table.sink = self._event
         # The game played again from its start with the app's sink, so that the log has every event
         # from the set-up on, a resumed game's too.
-        table._replay(list(table.history))
+        table.replay(list(table.history))
 
     def _keeper(self, seat):
         internal = self.table.engine.model.display.internal

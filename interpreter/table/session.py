@@ -106,10 +106,10 @@ class Table:
         earlier = [i for i, s in enumerate(self.seats) if s in self.humans and (me is None or s == me)]
         if not earlier:
             return False
-        self._replay(self.history[:earlier[-1]])
+        self.replay(self.history[:earlier[-1]])
         return True
 
-    def _replay(self, history: list[int], check: bool = True, fail=None):
+    def replay(self, history: list[int], check: bool = True, fail=None):
         """Play the game again from its seed: the people's choices from `history`, the bots asked
         again (a bot must make the choice it made). `fail(n, message, hint)` makes the error for
         decision n (from 0), placed in the saved game when there is one."""
@@ -180,7 +180,7 @@ class Table:
             "resume it with the files it was played with, or start a new game"))
         table = cls(engine, players, seed, agents)
         table.sink = sink  # the game played again from its start: its trace from the start
-        table._replay(list(history), fail=lambda n, message, hint=None: SaveError([doc.at(["history", n], message, hint)]))
+        table.replay(list(history), fail=lambda n, message, hint=None: SaveError([doc.at(["history", n], message, hint)]))
         table.advance()
         return table
 

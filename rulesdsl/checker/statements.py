@@ -33,6 +33,35 @@ class StatementChecks:
     """The type rule of each statement (`s_NODE`) and what statements share."""
 
     # -- hidden amounts
+    def _first_read(self, e, places: set, counters: set, kinds=("zone",), dynamic: bool = True) -> str | None:
+        """The first name expression `e` reads, directly or through a `def` (each body once), that is
+        a counter of `counters` or a place of `places` (bound as one of `kinds`, or read as
+        `p.NAME`); with `dynamic`, also a place found only as the rules run (`zone_of`, `call`: a
+        card's formula may read any; a zone kept in a name). None when it reads none."""
+        seen, todo = set(), [e]
+        while todo:
+            for n in A.walk(todo.pop()):
+                if isinstance(n, A.Attr):
+                    r = self.decided.reads.get(n)
+                    if r is not None and (r.what == "player_counter" and n.name in counters
+                                          or r.what == "player_place" and n.name in places):
+                        return n.name
+                elif isinstance(n, (A.Name, A.Call)):
+                    b = self.res.bindings.get(n)
+                    if b is not None and (b.kind == "counter" and b.name in counters
+                                          or b.kind in kinds and b.name in places):
+                        return b.name
+                    if dynamic and isinstance(n, A.Call) and isinstance(n.func, A.Name) and \
+                            n.func.id in ("zone_of", "call"):
+                        return n.func.id
+                    if dynamic and isinstance(n, A.Name) and b is not None and b.kind == "local" and \
+                            self.types.get(n, ("",))[0] == "zone":
+                        return n.id
+                    if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
+                        seen.add(id(b.decl))
+                        todo.append(b.decl.body)
+        return None
+
     def hidden_amount(self, e) -> str | None:
         """The counter some player does not see (`private`, `hidden`), or the zone whose size some
         player does not know, that expression `e` reads, directly or through a `def`, else None.
@@ -41,59 +70,18 @@ class StatementChecks:
         sized = {name for name, z in self.zones.items() if z.size != "public"}
         if not (secret or sized) or e is None:
             return None
-        seen, todo = set(), [e]
-        while todo:
-            for n in A.walk(todo.pop()):
-                if isinstance(n, A.Attr):
-                    r = self.decided.reads.get(n)
-                    if r is not None and (r.what == "player_counter" and n.name in secret
-                                          or r.what == "player_place" and n.name in sized):
-                        return n.name
-                elif isinstance(n, (A.Name, A.Call)):
-                    b = self.res.bindings.get(n)
-                    if b is not None and (b.kind == "counter" and b.name in secret
-                                          or b.kind == "zone" and b.name in sized):
-                        return b.name
-                    if sized and isinstance(n, A.Call) and isinstance(n.func, A.Name) and \
-                            n.func.id in ("zone_of", "call"):
-                        return n.func.id  # a zone found as the rules run; a card's formula may read any
-                    if sized and isinstance(n, A.Name) and b is not None and b.kind == "local" and \
-                            self.types.get(n, ("",))[0] == "zone":
-                        return n.id  # a zone kept in a name: which one is known only as the rules run
-                    if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
-                        seen.add(id(b.decl))  # a definition's body, once
-                        todo.append(b.decl.body)
-        return None
+        return self._first_read(e, sized, secret, dynamic=bool(sized))
 
     def unseen_read(self, e) -> str | None:
         """What expression `e` reads, directly or through a `def`, that some player does not see or
         count: a hidden amount (`hidden_amount`), a zone or grid whose cards are not `public`, or a
         place found as the rules run (`zone_of`, `call`, a zone kept in a name); else None."""
-        name = self.hidden_amount(e)
-        if name is not None or e is None:
-            return name
-        unseen = {n for n, z in self.zones.items() if z.visibility != "public"} | {
+        if e is None:
+            return None
+        unseen = {n for n, z in self.zones.items() if z.visibility != "public" or z.size != "public"} | {
             n for n, g in self.grids.items() if g.visibility != "public"}
-        seen, todo = set(), [e]
-        while todo:
-            for n in A.walk(todo.pop()):
-                if isinstance(n, A.Attr):
-                    r = self.decided.reads.get(n)
-                    if r is not None and r.what == "player_place" and n.name in unseen:
-                        return n.name
-                elif isinstance(n, (A.Name, A.Call)):
-                    b = self.res.bindings.get(n)
-                    if b is not None and b.kind in ("zone", "grid") and b.name in unseen:
-                        return b.name
-                    if isinstance(n, A.Call) and isinstance(n.func, A.Name) and n.func.id in ("zone_of", "call"):
-                        return n.func.id
-                    if isinstance(n, A.Name) and b is not None and b.kind == "local" and \
-                            self.types.get(n, ("",))[0] == "zone":
-                        return n.id
-                    if b is not None and b.kind == "def" and b.decl is not None and id(b.decl) not in seen:
-                        seen.add(id(b.decl))
-                        todo.append(b.decl.body)
-        return None
+        secret = {name for name, c in self.counters.items() if c.visibility != "public"}
+        return self._first_read(e, unseen, secret, kinds=("zone", "grid"))
 
     def not_kept(self, e, what: str, where: str = "in a name, which the other players' views hold",
                  zone_kept: bool = True):
